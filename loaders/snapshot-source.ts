@@ -1,0 +1,36 @@
+/**
+ * Where snapshots come from. A local folder and S3 are two implementations of this one
+ * interface; everything above it (manifest parsing, sha256, Arrow decoding, swapping
+ * generations) is shared and never knows which one it talks to.
+ *
+ * Paths are relative to the source root and use `/`, e.g. `pemi/grid_stress/manifest.json`.
+ */
+export interface DatasetRef {
+  readonly productId: string;
+  readonly dataset: string;
+}
+
+export type ConditionalRead =
+  | { readonly status: 'unchanged' }
+  | { readonly status: 'ok'; readonly bytes: Uint8Array; readonly etag: string }
+  | { readonly status: 'missing' };
+
+export interface SnapshotSource {
+  /** For logs: the source as the operator wrote it. */
+  readonly description: string;
+
+  /** Every `<product>/<dataset>` folder that holds a manifest.json. */
+  listDatasets(): Promise<DatasetRef[]>;
+
+  /**
+   * Reads a small object (a manifest) unless its etag still equals `etag` ('unchanged',
+   * which must cost no transfer). 'missing' when there is no such object.
+   */
+  readIfChanged(path: string, etag: string | null): Promise<ConditionalRead>;
+
+  /** Reads an immutable object whole. `sizeHint` lets an implementation preallocate. Throws when absent. */
+  readObject(path: string, sizeHint?: number): Promise<Uint8Array>;
+
+  /** Writes an object (publishing). Immutable objects are written before the manifest. */
+  writeObject(path: string, bytes: Uint8Array): Promise<void>;
+}

@@ -1,0 +1,38 @@
+/**
+ * Every error the API can answer, in one place. A code is stable (clients switch on it);
+ * its HTTP status follows from the code, never from the call site.
+ */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  unknown_parameter: 400,
+  invalid_cursor: 400,
+  cursor_expired: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  internal_error: 500,
+  dataset_unavailable: 503,
+  not_ready: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error meant for the caller. `param` names the one query parameter at fault, if any. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function invalidParam(param: string, message: string): ApiError {
+  return new ApiError('invalid_parameter', message, param);
+}

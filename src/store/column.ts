@@ -1,0 +1,77 @@
+/**
+ * Decoded columns of one snapshot generation. Buffers only (the "Data"): what a value means
+ * for a query or a response is decided elsewhere. Every array is indexed by row, rows being
+ * in the table's physical order (see table.ts), and lives on a SharedArrayBuffer.
+ */
+
+/** Per-row validity: 1 valid, 0 null. Absent when the column has no nulls. */
+export type Validity = Uint8Array | null;
+
+export type IntArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
+
+export type TimeUnit = 's' | 'ms' | 'us';
+
+/**
+ * Distinct strings of a column. Codes are dense 0..n-1. `json` holds each value already
+ * rendered as a JSON string literal (quoted, escaped, UTF-8), so rendering a string cell is
+ * one byte copy. `rank[code]` orders values by UTF-8 byte order (the contract's sort order).
+ */
+export interface StringDictionary {
+  readonly values: readonly string[];
+  readonly json: Uint8Array;
+  /** json bytes of code c are json[jsonOffsets[c] .. jsonOffsets[c+1]). */
+  readonly jsonOffsets: Int32Array;
+  readonly rank: Int32Array;
+  /** value -> code */
+  readonly codeOf: ReadonlyMap<string, number>;
+}
+
+interface Base {
+  readonly name: string;
+  readonly validity: Validity;
+}
+
+export interface FloatColumn extends Base {
+  readonly kind: 'float';
+  readonly values: Float64Array | Float32Array;
+}
+export interface IntColumn extends Base {
+  readonly kind: 'int';
+  readonly values: IntArray;
+}
+/** Int64: values beyond 2^53 in magnitude render as JSON strings (contract 4). */
+export interface Int64Column extends Base {
+  readonly kind: 'int64';
+  readonly values: BigInt64Array;
+}
+export interface BoolColumn extends Base {
+  readonly kind: 'bool';
+  readonly values: Uint8Array;
+}
+/** Utf8 and Dictionary<Utf8> alike: codes into one dictionary per column. */
+export interface StringColumn extends Base {
+  readonly kind: 'string';
+  readonly codes: Int32Array;
+  readonly dict: StringDictionary;
+}
+export interface Date32Column extends Base {
+  readonly kind: 'date32';
+  /** days since epoch */
+  readonly values: Int32Array;
+}
+export interface TimestampColumn extends Base {
+  readonly kind: 'timestamp';
+  /** The Arrow unit: decides the rendered precision. */
+  readonly unit: TimeUnit;
+  /** microseconds since epoch, UTC */
+  readonly values: Float64Array;
+}
+
+export type Column =
+  | FloatColumn
+  | IntColumn
+  | Int64Column
+  | BoolColumn
+  | StringColumn
+  | Date32Column
+  | TimestampColumn;

@@ -1,0 +1,65 @@
+import type { Column, StringColumn } from './column.js';
+import type { MinTree } from './min-tree.js';
+
+/**
+ * One loaded generation of one dataset.
+ *
+ * Rows are physically sorted by (series rank, date, str_observed_at, str_ingested_at,
+ * position in the snapshot). So the versions of one key are contiguous and already in
+ * PIT-4 order, the keys of one series are contiguous and in date order, and the series are
+ * in the contract's output order (series-key columns by UTF-8 byte order).
+ *
+ * Visibility is precomputed per version as one threshold: a version is visible under
+ * `as_of` = T exactly when T >= thr, where thr = max(effective, observed) if observed is
+ * after the vintage floor F, else effective. That is the contract's
+ * `effective <= T && observed <= max(T, F)` folded into one number, so every question
+ * ("the newest visible version of a key", "the last key of a series with any visible
+ * version") becomes a search over one Float64Array.
+ */
+export interface Table {
+  /** row-versions */
+  readonly rows: number;
+  /** every snapshot column, in schema order */
+  readonly columns: readonly Column[];
+  readonly seriesKey: readonly string[];
+  /** the series-key columns, in declared order */
+  readonly seriesColumns: readonly StringColumn[];
+  /** vintage floor the thresholds were computed with: end of the floor day, µs */
+  readonly floorUs: number;
+
+  /** effective instant per row, µs (a Date32 effective column is its day's 00:00Z) */
+  readonly effectiveUs: Float64Array;
+  readonly observedUs: Float64Array;
+  readonly ingestedUs: Float64Array;
+  /** per-row visibility threshold (see above) */
+  readonly rowThr: Float64Array;
+
+  /** series s owns keys [seriesKeyStart[s], seriesKeyStart[s+1]) */
+  readonly seriesCount: number;
+  readonly seriesKeyStart: Int32Array;
+
+  /** key k owns rows [keyRowStart[k], keyRowStart[k+1]) */
+  readonly keyCount: number;
+  readonly keyRowStart: Int32Array;
+  /** business date (days since epoch) of key k */
+  readonly keyDate: Int32Array;
+  /** series of key k */
+  readonly keySeries: Int32Array;
+  /** min rowThr over the key's versions: the key has a visible version iff T >= keyThr[k] */
+  readonly keyThr: Float64Array;
+  /** over keyThr, keys in physical (series-major) order */
+  readonly keyThrTree: MinTree;
+
+  /** keys sorted by (date, series): for data_latest_date */
+  readonly dateMajorKeys: Int32Array;
+  /** over keyThr[dateMajorKeys[i]] */
+  readonly dateMajorThrTree: MinTree;
+
+  /** rows sorted by (observed, row): for data_age_hours */
+  readonly observedOrder: Int32Array;
+  /** over rowThr[observedOrder[i]] */
+  readonly observedThrTree: MinTree;
+
+  /** bytes held by this generation's arrays (for cache bounds and /admin/status) */
+  readonly byteSize: number;
+}

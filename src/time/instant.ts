@@ -1,0 +1,111 @@
+/**
+ * Instants are plain numbers: microseconds since the Unix epoch, UTC. Every stored
+ * timestamp is at most microsecond precision (nanosecond columns are refused at load), and
+ * microseconds until year 2255 stay below 2^53, so a double holds them exactly and
+ * comparisons in the hot path stay on numbers, not BigInts.
+ */
+export const US_PER_SECOND = 1_000_000;
+export const US_PER_DAY = 86_400 * US_PER_SECOND;
+
+/** Days since epoch to the instant 00:00:00Z of that day, in microseconds. */
+export function dayStartUs(day: number): number {
+  return day * US_PER_DAY;
+}
+
+/** The last microsecond of a UTC day: `as_of=YYYY-MM-DD` means the end of that day. */
+export function dayEndUs(day: number): number {
+  return (day + 1) * US_PER_DAY - 1;
+}
+
+/** Days since epoch of the UTC day containing the instant. */
+export function dayOfUs(us: number): number {
+  return Math.floor(us / US_PER_DAY);
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Parses a strict `YYYY-MM-DD` calendar date to days since epoch, or null when it is not one. */
+export function parseDate(text: string): number | null {
+  const m = DATE_RE.exec(text);
+  if (m === null) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  return daysFromCivil(y, mo, d);
+}
+
+const RFC3339_RE =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Parses an RFC 3339 timestamp with `Z` or an offset to microseconds. Digits past the
+ * microsecond are truncated: a stored value (microsecond precision at most) is <= the
+ * exact instant if and only if it is <= its truncation.
+ */
+export function parseRfc3339(text: string): number | null {
+  const m = RFC3339_RE.exec(text);
+  if (m === null) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  const h = Number(m[4]);
+  const mi = Number(m[5]);
+  const s = Number(m[6]);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  if (h > 23 || mi > 59 || s > 60) return null;
+  const frac = m[7] ?? '';
+  const micros = frac === '' ? 0 : Number((frac + '000000').slice(0, 6));
+  let offsetMin = 0;
+  if (m[8] === undefined) {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  // A leap second (:60) is read as the first instant of the next minute.
+  const seconds = daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offsetMin * 60;
+  return seconds * US_PER_SECOND + micros;
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (isLeap(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+}
+
+/** Howard Hinnant's days_from_civil: proleptic Gregorian date to days since 1970-01-01. */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** Inverse of daysFromCivil. Returns [year, month, day]. */
+export function civilFromDays(z: number): [number, number, number] {
+  const zz = z + 719468;
+  const era = Math.floor(zz / 146097);
+  const doe = zz - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+/** `YYYY-MM-DD` of a day number (cold paths; the renderer writes bytes directly). */
+export function formatDate(day: number): string {
+  const [y, m, d] = civilFromDays(day);
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** ISO 8601 UTC with milliseconds and `Z`, from microseconds (cold paths and logs). */
+export function formatIsoMillis(us: number): string {
+  return new Date(Math.floor(us / 1000)).toISOString();
+}
