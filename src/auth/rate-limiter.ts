@@ -1,0 +1,144 @@
+import type { Clock } from '../time/clock.js';
+import { allocF64 } from '../store/shared-memory.js';
+import type { KeysConfig, RateLimit } from './keys-file.js';
+import { KeyRegistry } from './key-registry.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  /** False for an unlimited key: then no rate-limit headers are sent. */
+  limited: boolean;
+  /** The bucket size (burst). */
+  limit: number;
+  /** Whole tokens left after this request. */
+  remaining: number;
+  /** Seconds until the bucket is full again; 0 when it is. */
+  resetSeconds: number;
+  /** Seconds until one token is available, >= 1 when not allowed; 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+/** Bucket state, on SharedArrayBuffer so that worker threads can attach to the same buckets. */
+export interface RateLimiterState {
+  /** Tokens per key index. */
+  readonly tokens: Float64Array;
+  /** Clock time (ms) of the last refill per key index. */
+  readonly refilledAt: Float64Array;
+}
+
+const UNLIMITED: Readonly<RateDecision> = Object.freeze({
+  allowed: true,
+  limited: false,
+  limit: 0,
+  remaining: 0,
+  resetSeconds: 0,
+  retryAfterSeconds: 0,
+});
+
+// Float noise from continuous refill must not turn "full" into "1 s to full".
+const EPS = 1e-9;
+
+/**
+ * Token buckets per key index: a bucket starts full (burst), refills continuously at
+ * per_second up to burst, and each allowed request takes one token. A denied request takes
+ * nothing, so a client that respects Retry-After gets through on its retry.
+ *
+ * `take` returns one decision object that the next `take` overwrites: read it (or build the
+ * headers) before taking again. Unlimited keys get a shared frozen decision.
+ *
+ * Thread sharing: `state` can be handed to another limiter over the same config. The
+ * read-modify-write of a bucket is not atomic, so concurrent threads on one key may let a
+ * few extra requests through; serialising per key (Atomics lock or key-sharded threads) is
+ * the next step if that matters.
+ */
+export class RateLimiter {
+  readonly state: RateLimiterState;
+  /** 0 = unlimited; bucket parameters are per index so the hot path reads arrays only. */
+  private readonly perMs: Float64Array;
+  private readonly burst: Float64Array;
+  private readonly decision: RateDecision = { ...UNLIMITED, limited: true };
+
+  /**
+   * Replaced by an always-allow function when no key has a limit, so a deployment without
+   * rate limits pays nothing per request.
+   */
+  take: (keyIndex: number) => Readonly<RateDecision>;
+
+  constructor(
+    keys: KeysConfig | KeyRegistry,
+    private readonly clock: Clock,
+    shared?: RateLimiterState,
+  ) {
+    const limits: Array<RateLimit | null> =
+      keys instanceof KeyRegistry ? Array.from({ length: keys.size }, (_, i) => keys.rateLimit(i)) : keys.keys.map((k) => k.rateLimit);
+    const n = limits.length;
+    if (shared !== undefined && (shared.tokens.length !== n || shared.refilledAt.length !== n)) {
+      throw new Error(`shared rate-limit state is for ${shared.tokens.length} keys, not ${n}`);
+    }
+    this.perMs = new Float64Array(n);
+    this.burst = new Float64Array(n);
+    this.state = shared ?? { tokens: allocF64(n), refilledAt: allocF64(n) };
+    const now = clock.now();
+    limits.forEach((rl, i) => {
+      if (rl === null) return;
+      this.perMs[i] = rl.perSecond / 1000;
+      this.burst[i] = rl.burst;
+      if (shared === undefined) {
+        this.state.tokens[i] = rl.burst;
+        this.state.refilledAt[i] = now;
+      }
+    });
+    this.take = limits.some((rl) => rl !== null) ? (i) => this.takeLimited(i) : () => UNLIMITED;
+  }
+
+  private takeLimited(i: number): Readonly<RateDecision> {
+    const perMs = this.perMs[i]!;
+    if (!(perMs > 0)) return UNLIMITED;
+    const burst = this.burst[i]!;
+    const { tokens: tokensArr, refilledAt } = this.state;
+    const now = this.clock.now();
+    let tokens = tokensArr[i]!;
+    const last = refilledAt[i]!;
+    // A clock that steps back refills nothing and keeps the later mark, so no time counts twice.
+    if (now > last) {
+      tokens = Math.min(burst, tokens + (now - last) * perMs);
+      refilledAt[i] = now;
+    }
+    const d = this.decision;
+    if (tokens >= 1 - EPS) {
+      tokens = Math.max(0, tokens - 1);
+      d.allowed = true;
+      d.retryAfterSeconds = 0;
+    } else {
+      d.allowed = false;
+      d.retryAfterSeconds = Math.max(1, ceilSeconds((1 - tokens) / perMs / 1000));
+    }
+    tokensArr[i] = tokens;
+    d.limit = burst;
+    d.remaining = Math.floor(tokens + EPS);
+    d.resetSeconds = ceilSeconds((burst - tokens) / perMs / 1000);
+    return d;
+  }
+}
+
+function ceilSeconds(s: number): number {
+  return s <= EPS ? 0 : Math.ceil(s - EPS);
+}
+
+/**
+ * Calls `set` for each rate-limit header of a decision (none for an unlimited key):
+ * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`, and `Retry-After` when denied.
+ * Lets the HTTP layer write headers without an intermediate array.
+ */
+export function forEachRateLimitHeader(d: Readonly<RateDecision>, set: (name: string, value: string) => void): void {
+  if (!d.limited) return;
+  set('RateLimit-Limit', String(d.limit));
+  set('RateLimit-Remaining', String(d.remaining));
+  set('RateLimit-Reset', String(d.resetSeconds));
+  if (!d.allowed) set('Retry-After', String(d.retryAfterSeconds));
+}
+
+export function rateLimitHeaders(d: Readonly<RateDecision>): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  forEachRateLimitHeader(d, (name, value) => out.push([name, value]));
+  return out;
+}
