@@ -1,0 +1,118 @@
+import type { OptionRow, OptionSpec } from '../config/option-table.js';
+import { SERVE_OPTIONS } from '../config/serve-config.js';
+
+/**
+ * `--help` texts, written from the option schemas' descriptions so help never disagrees
+ * with what the parser accepts. Also the Markdown table of options for the README.
+ */
+
+export interface CommandHelp {
+  readonly name: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** A paragraph under the usage line. */
+  readonly about: string;
+  readonly options: readonly OptionSpec[];
+}
+
+/** Every command of the bin; `publish` and `asof` add themselves here. */
+export const COMMANDS: readonly CommandHelp[] = [
+  {
+    name: 'serve',
+    summary: 'Run the HTTP API over the snapshots of a source.',
+    about:
+      'Serves GET /{product_id}/{dataset_name} over the Arrow snapshots found at --source, authenticating callers with the keys file --keys. Try it with --demo: no S3 and no other set-up.',
+    options: SERVE_OPTIONS,
+  },
+];
+
+const WIDTH = 80;
+const INDENT = 2;
+const COLUMN = 30;
+
+/** True when the arguments ask for help (`--help` or `-h` before any `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const token of argv) {
+    if (token === '--') return false;
+    if (token === '--help' || token === '-h') return true;
+  }
+  return false;
+}
+
+export function rootUsage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 3;
+  return [
+    'pitcache: point-in-time market signal API over Arrow snapshots',
+    '',
+    'Usage:',
+    '  pitcache <command> [options]',
+    '  pitcache <command> --help',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => '  ' + c.name.padEnd(width) + c.summary),
+    '',
+    'Start here: pitcache serve --demo',
+    '',
+  ].join('\n');
+}
+
+export function commandUsage(command: CommandHelp): string {
+  const lines = [`Usage: pitcache ${command.name} [options]`, '', ...wrap(command.about, WIDTH), '', 'Options:'];
+  for (const spec of command.options) {
+    const label = spec.kind === 'boolean' ? `--[no-]${spec.flag.slice(2)}` : `${spec.flag} ${spec.placeholder ?? ''}`;
+    const notes = [`env ${spec.env}`, ...(spec.default === undefined ? [] : [`default ${spec.default}`])].join(', ');
+    lines.push(...column(label, [...wrap(spec.description, WIDTH - COLUMN), notes]));
+  }
+  lines.push(...column('-h, --help', ['Show this help.']));
+  lines.push(
+    '',
+    ...wrap(
+      'Every option can also be set by its environment variable; a flag wins over its variable. Booleans take --x, --no-x or --x=true|false|1|0 (variables: true, false, 1 or 0).',
+      WIDTH,
+    ),
+    '',
+  );
+  return lines.join('\n');
+}
+
+export function serveUsage(): string {
+  return commandUsage(COMMANDS[0]!);
+}
+
+/** The README's configuration table. */
+export function optionsMarkdownTable(rows: readonly OptionRow[]): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  const code = (text: string): string => '`' + text + '`';
+  return [
+    '| flag | environment variable | default | description |',
+    '|---|---|---|---|',
+    ...rows.map(
+      (r) => `| ${code(r.flag)} | ${code(r.env)} | ${r.default === undefined ? '' : code(r.default)} | ${cell(r.description)} |`,
+    ),
+    '',
+  ].join('\n');
+}
+
+/** A label in the left column and its text lines in the right one. */
+function column(label: string, text: readonly string[]): string[] {
+  const pad = ' '.repeat(COLUMN);
+  const head = ' '.repeat(INDENT) + label;
+  const [first = '', ...rest] = text;
+  const out = head.length < COLUMN ? [head.padEnd(COLUMN) + first] : [head, pad + first];
+  return [...out, ...rest.map((line) => pad + line)];
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { ServeConfig } from '../src/config/serve-config.js';
+import { parseServeConfig } from '../src/config/serve-config.js';
+
+const DATA = ['--source', 's3://bucket/prefix', '--keys', 'keys.json'];
+
+function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
+  const result = parseServeConfig(argv, env);
+  if (!result.ok) throw new Error(`expected a config, got: ${result.message}`);
+  return result.config;
+}
+
+function fail(argv: string[], env: Record<string, string | undefined> = {}): string {
+  const result = parseServeConfig(argv, env);
+  if (result.ok) throw new Error(`expected an error for ${JSON.stringify(argv)}`);
+  return result.message;
+}
+
+describe('parseServeConfig', () => {
+  it('applies the defaults when only source and keys are given', () => {
+    expect(ok(DATA)).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      accessLog: true,
+      logLevel: 'info',
+      data: { mode: 'source', source: 's3://bucket/prefix', keys: 'keys.json' },
+    });
+  });
+
+  it('reads every option from flags', () => {
+    const config = ok([
+      '--source=file:///srv/snaps',
+      '--keys',
+      '/etc/pitcache/keys.json',
+      '--host',
+      '0.0.0.0',
+      '--port=0',
+      '--no-access-log',
+      '--log-level',
+      'debug',
+    ]);
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      accessLog: false,
+      logLevel: 'debug',
+      data: { mode: 'source', source: 'file:///srv/snaps', keys: '/etc/pitcache/keys.json' },
+    });
+  });
+
+  it('reads every option from environment variables', () => {
+    const env = {
+      PITCACHE_SOURCE: 'snaps',
+      PITCACHE_KEYS: 'k.json',
+      PITCACHE_HOST: '::1',
+      PITCACHE_PORT: '65535',
+      PITCACHE_ACCESS_LOG: '0',
+      PITCACHE_LOG_LEVEL: 'error',
+    };
+    expect(ok([], env)).toEqual({
+      host: '::1',
+      port: 65535,
+      accessLog: false,
+      logLevel: 'error',
+      data: { mode: 'source', source: 'snaps', keys: 'k.json' },
+    });
+    expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
+  });
+
+  it('lets a flag win over its environment variable, even a bad variable', () => {
+    const env = { PITCACHE_SOURCE: 'env-src', PITCACHE_KEYS: 'env-keys', PITCACHE_PORT: 'not-a-port', PITCACHE_ACCESS_LOG: 'true' };
+    const config = ok(['--source', 'flag-src', '--port', '9000', '--access-log=false'], env);
+    expect(config.port).toBe(9000);
+    expect(config.accessLog).toBe(false);
+    expect(config.data).toEqual({ mode: 'source', source: 'flag-src', keys: 'env-keys' });
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    expect(ok(DATA, { PITCACHE_PORT: '', PITCACHE_HOST: '' })).toMatchObject({ port: 8080, host: '127.0.0.1' });
+  });
+
+  it('accepts booleans as true/false/1/0 in any case from the environment and from --flag=value', () => {
+    const spellings: Array<[string, boolean]> = [
+      ['true', true],
+      ['TRUE', true],
+      ['1', true],
+      ['false', false],
+      ['False', false],
+      ['0', false],
+    ];
+    for (const [text, value] of spellings) {
+      expect(ok(DATA, { PITCACHE_ACCESS_LOG: text }).accessLog, `env ${text}`).toBe(value);
+      expect(ok([...DATA, `--access-log=${text}`]).accessLog, `flag ${text}`).toBe(value);
+    }
+    expect(ok([...DATA, '--access-log']).accessLog).toBe(true);
+    expect(ok([...DATA, '--no-access-log']).accessLog).toBe(false);
+    expect(ok([...DATA, '--access-log', 'false']).accessLog).toBe(false);
+  });
+
+  it('makes --source and --keys optional with --demo, which uses the demo folder', () => {
+    expect(ok(['--demo'])).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      accessLog: true,
+      logLevel: 'info',
+      data: { mode: 'demo', dir: '.demo-data' },
+    });
+    expect(ok(['--demo', '--demo-dir', 'x/y']).data).toEqual({ mode: 'demo', dir: 'x/y' });
+    expect(ok(['--no-demo', ...DATA]).data.mode).toBe('source');
+  });
+
+  it('accepts the port bounds 0 and 65535', () => {
+    expect(ok([...DATA, '--port', '0']).port).toBe(0);
+    expect(ok([...DATA, '--port', '65535']).port).toBe(65535);
+  });
+
+  it('reports every error on exactly one line that names the flag, and the variable when it came from there', () => {
+    const cases: Array<{ argv: string[]; env?: Record<string, string>; names: string[] }> = [
+      { argv: [], names: ['--source', 'PITCACHE_SOURCE'] },
+      { argv: ['--source', 's'], names: ['--keys', 'PITCACHE_KEYS'] },
+      { argv: ['--keys', 'k'], names: ['--source'] },
+      { argv: [...DATA, '--port', '65536'], names: ['--port'] },
+      { argv: [...DATA, '--port', '-1'], names: ['--port'] },
+      { argv: [...DATA, '--port', '80.5'], names: ['--port'] },
+      { argv: [...DATA, '--port', '0x50'], names: ['--port'] },
+      { argv: [...DATA, '--port='], names: ['--port'] },
+      { argv: DATA, env: { PITCACHE_PORT: 'eighty' }, names: ['PITCACHE_PORT', '--port'] },
+      { argv: [...DATA, '--access-log=yes'], names: ['--access-log'] },
+      { argv: DATA, env: { PITCACHE_ACCESS_LOG: 'on' }, names: ['PITCACHE_ACCESS_LOG', '--access-log'] },
+      { argv: ['--demo=maybe'], names: ['--demo'] },
+      { argv: [...DATA, '--log-level', 'trace'], names: ['--log-level'] },
+      { argv: DATA, env: { PITCACHE_LOG_LEVEL: 'INFO' }, names: ['PITCACHE_LOG_LEVEL', '--log-level'] },
+      { argv: [...DATA, '--host', ''], names: ['--host'] },
+      { argv: [...DATA, '--host', 'a b'], names: ['--host'] },
+      { argv: ['--source', 'http://x/y', '--keys', 'k'], names: ['--source'] },
+      { argv: ['--source', 's3://', '--keys', 'k'], names: ['--source'] },
+      { argv: ['--source', 's', '--keys='], names: ['--keys'] },
+      { argv: ['--demo', '--demo-dir='], names: ['--demo-dir'] },
+      { argv: ['--demo', '--source', 's'], names: ['--source'] },
+      { argv: ['--demo'], env: { PITCACHE_KEYS: 'k' }, names: ['PITCACHE_KEYS', '--keys'] },
+      { argv: [...DATA, '--max-limit', '5'], names: ['--max-limit'] },
+      { argv: [...DATA, '--port'], names: ['--port'] },
+      { argv: [...DATA, '--port', '1', '--port', '2'], names: ['--port'] },
+      { argv: [...DATA, '--no-host'], names: ['--no-host'] },
+      { argv: [...DATA, '--no-demo=1'], names: ['--no-demo'] },
+      { argv: [...DATA, '--help'], names: ['--help'] },
+    ];
+    for (const { argv, env, names } of cases) {
+      const message = fail(argv, env);
+      expect(message.split('\n'), JSON.stringify(argv)).toHaveLength(1);
+      for (const name of names) expect(message, JSON.stringify({ argv, env })).toContain(name);
+    }
+  });
+
+  it('keeps a bad value with a newline on one line', () => {
+    const message = fail(DATA, { PITCACHE_PORT: '80\n81' });
+    expect(message).not.toContain('\n');
+    expect(message).toContain('"80\\n81"');
+  });
+
+  it('refuses a positional argument', () => {
+    expect(fail([...DATA, 'extra'])).toBe('unexpected argument "extra" (see pitcache serve --help)');
+  });
+
+  it('shows the offending value and the accepted range for a bad port', () => {
+    expect(fail([...DATA, '--port', '70000'])).toBe('--port: must be an integer from 0 to 65535, got "70000"');
+  });
+});
