@@ -1,0 +1,34 @@
+/**
+ * The seam between the transport (uWebSockets.js) and the application. The application
+ * sees plain values only, so it can be exercised without a socket and the transport can
+ * be swapped without touching it.
+ */
+
+export interface HttpRequest {
+  /** Upper-case, e.g. 'GET', 'HEAD', 'POST' (uWS refuses requests whose method is not upper-case). */
+  readonly method: string;
+  /** URL path as uWS gives it (getUrl()): not percent-decoded. */
+  readonly path: string;
+  /** The raw query string after '?', undecoded; '' when absent. */
+  readonly rawQuery: string;
+  /** The x-api-key header; null when absent or empty. */
+  readonly apiKey: string | null;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Headers besides content-type and x-request-id, which are written from the fields below. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** e.g. 'application/json' */
+  contentType: string;
+  /** Written as x-request-id. */
+  requestId: string;
+  /**
+   * Body bytes. May be a view into a buffer the handler reuses: it is only valid until the
+   * handler is called again, so the transport writes it before returning to the event loop
+   * (uWS copies on end). A body from an async handler must be owned, not a reused view.
+   */
+  body: Uint8Array;
+}
+
+export type Handler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;

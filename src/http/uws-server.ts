@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  HttpRequest as UwsRequest,
+  HttpResponse as UwsResponse,
+  TemplatedApp,
+} from 'uWebSockets.js';
+import { loadNativeUws } from './native-uws.js';
+import type { Handler, HttpRequest, HttpResponse } from './types.js';
+
+export interface UwsServer {
+  /** The port actually bound (the ephemeral one when asked for port 0). */
+  readonly port: number;
+  /** Stops listening and drops open connections, so the process can exit. Idempotent. */
+  close(): void;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** Told of every handler fault answered with 500, with the request id given to the client. */
+  onError?: (err: unknown, requestId: string) => void;
+  /** Request ids for 500s the transport answers itself; default `req_` + 32 hex digits. */
+  newRequestId?: () => string;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  206: 'Partial Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+// Status lines are built once: the hot path only indexes an array.
+const STATUS_LINES: string[] = [];
+for (let code = 100; code <= 599; code++) {
+  STATUS_LINES[code] = `${code} ${STATUS_TEXT[code] ?? 'Status ' + code}`;
+}
+
+function statusLine(status: number): string {
+  return STATUS_LINES[status] ?? '500 Internal Server Error';
+}
+
+function defaultRequestId(): string {
+  return `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The generic 500: it names no internals, only the id under which the fault was reported. */
+function internalError(requestId: string): HttpResponse {
+  const body = JSON.stringify({
+    error: { status: 500, code: 'internal_error', message: 'internal server error' },
+    record_id: requestId,
+  });
+  return {
+    status: 500,
+    headers: [],
+    contentType: 'application/json',
+    requestId,
+    body: Buffer.from(body, 'utf8'),
+  };
+}
+
+function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean): void {
+  res.writeStatus(statusLine(r.status));
+  for (const [name, value] of r.headers) res.writeHeader(name, value);
+  res.writeHeader('content-type', r.contentType);
+  res.writeHeader('x-request-id', r.requestId);
+  if (head) {
+    // endWithoutBody(length) in this uWS version writes the header but never finishes the
+    // response (uNetworking/uWebSockets#1855), which stalls the connection; so the length
+    // is written by hand and endWithoutBody() called without one.
+    res.writeHeader('content-length', String(r.body.byteLength));
+    res.endWithoutBody();
+  } else {
+    res.end(r.body);
+  }
+}
+
+function isThenable(v: HttpResponse | Promise<HttpResponse>): v is Promise<HttpResponse> {
+  return typeof (v as { then?: unknown }).then === 'function';
+}
+
+function makeRoute(handler: Handler, opts: ListenOptions) {
+  const newRequestId = opts.newRequestId ?? defaultRequestId;
+
+  function report(err: unknown, requestId: string): void {
+    try {
+      if (opts.onError) opts.onError(err, requestId);
+      else console.error(`[${requestId}] internal error`, err);
+    } catch {
+      // A failing reporter must not take the server down with it.
+    }
+  }
+
+  function fail(err: unknown): HttpResponse {
+    const response = internalError(newRequestId());
+    report(err, response.requestId);
+    return response;
+  }
+
+  /** Writes `r`; if the response itself is malformed, drops the connection instead. */
+  function respond(res: UwsResponse, r: HttpResponse, head: boolean): void {
+    try {
+      writeResponse(res, r, head);
+    } catch (err) {
+      // Part of a status line or header may already be out, so no clean 500 is possible.
+      report(err, r.requestId);
+      res.close();
+    }
+  }
+
+  return (res: UwsResponse, req: UwsRequest): void => {
+    // req lives on uWS's stack: copy everything out before anything can be deferred.
+    const method = req.getCaseSensitiveMethod();
+    const apiKey = req.getHeader('x-api-key');
+    const request: HttpRequest = {
+      method,
+      path: req.getUrl(),
+      // getQuery() is undefined without '?'; getQuery(key) would decode the buffer in place.
+      rawQuery: req.getQuery() ?? '',
+      apiKey: apiKey === '' ? null : apiKey,
+    };
+    const head = method === 'HEAD';
+
+    let out: HttpResponse | Promise<HttpResponse>;
+    try {
+      out = handler(request);
+    } catch (err) {
+      out = fail(err);
+    }
+
+    if (!isThenable(out)) {
+      // Synchronous: written before returning, so a reused body view is still intact.
+      respond(res, out, head);
+      return;
+    }
+
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    out.then(
+      (r) => {
+        if (!aborted) res.cork(() => respond(res, r, head));
+      },
+      (err: unknown) => {
+        const r = fail(err);
+        if (!aborted) res.cork(() => respond(res, r, head));
+      },
+    );
+  };
+}
+
+/** Serves every method and path through `handler` on host:port (port 0: an ephemeral port). */
+export function listen(handler: Handler, opts: ListenOptions): Promise<UwsServer> {
+  const uws = loadNativeUws();
+  const app = uws.App();
+  app.any('/*', makeRoute(handler, opts));
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (listenSocket) => {
+      if (listenSocket === false) {
+        closeApp(app);
+        reject(new Error(`could not listen on ${opts.host}:${opts.port} (address in use or not available)`));
+        return;
+      }
+      const port = uws.us_socket_local_port(listenSocket);
+      let closed = false;
+      resolve({
+        port,
+        close() {
+          if (closed) return;
+          closed = true;
+          uws.us_listen_socket_close(listenSocket);
+          closeApp(app);
+        },
+      });
+    });
+  });
+}
+
+/** app.close() (drops keep-alive connections) is in the binary but not in its typings. */
+function closeApp(app: TemplatedApp): void {
+  const closable = app as TemplatedApp & { close?: () => void };
+  if (typeof closable.close === 'function') closable.close();
+}
