@@ -1,0 +1,100 @@
+import { MAX_NUMBER_BYTES, putFloat, putInt, putNull } from './format-number.js';
+
+/** Up to this many bytes a JS loop copies faster than a subarray + set (which allocates). */
+const LOOP_COPY_MAX = 64;
+
+/**
+ * A growable output buffer, reused across responses. Hot writers reserve room once with
+ * `ensure` and then write into `buf` at `pos` directly; the methods here are for the rest.
+ */
+export class ByteWriter {
+  /** Current storage: replaced (never shrunk) when it grows, so re-read it after `ensure`. */
+  buf: Buffer;
+  /** Bytes written so far. */
+  pos = 0;
+
+  constructor(initialCapacity = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity));
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** Makes room for n more bytes. */
+  ensure(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    let cap = this.buf.length * 2;
+    while (cap < this.pos + n) cap *= 2;
+    const next = Buffer.allocUnsafe(cap);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** The bytes written since the last reset; valid until the next reset or write. */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** src[start..end) */
+  bytes(src: Uint8Array, start = 0, end = src.length): void {
+    const n = end - start;
+    this.ensure(n);
+    this.pos = copyBytes(this.buf, this.pos, src, start, end);
+  }
+
+  /** A string of code units below 256, one byte each (latin1). */
+  ascii(s: string): void {
+    this.ensure(s.length);
+    const b = this.buf;
+    const p = this.pos;
+    if (s.length <= LOOP_COPY_MAX) {
+      for (let i = 0; i < s.length; i++) b[p + i] = s.charCodeAt(i);
+    } else {
+      b.write(s, p, 'latin1');
+    }
+    this.pos = p + s.length;
+  }
+
+  /** Any string, UTF-8 encoded. */
+  utf8(s: string): void {
+    this.ensure(Buffer.byteLength(s, 'utf8'));
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** An integer of magnitude at most 2^53. */
+  int(n: number): void {
+    this.ensure(MAX_NUMBER_BYTES);
+    this.pos = putInt(this.buf, this.pos, n);
+  }
+
+  /** A double as an exactly round-tripping JSON number; NaN and infinities as null. */
+  float(x: number): void {
+    this.ensure(MAX_NUMBER_BYTES);
+    this.pos = putFloat(this.buf, this.pos, x);
+  }
+
+  null(): void {
+    this.ensure(4);
+    this.pos = putNull(this.buf, this.pos);
+  }
+}
+
+/** Copies src[start..end) to b at p (room reserved); returns the next position. */
+export function copyBytes(b: Uint8Array, p: number, src: Uint8Array, start: number, end: number): number {
+  const n = end - start;
+  if (n <= LOOP_COPY_MAX) {
+    for (let i = 0; i < n; i++) b[p + i] = src[start + i]!;
+  } else {
+    b.set(src.subarray(start, end), p);
+  }
+  return p + n;
+}

@@ -1,0 +1,90 @@
+import type { Column, StringDictionary } from '../store/column.js';
+import type { Table } from '../store/table.js';
+import type { ByteWriter } from './byte-writer.js';
+import { compileCell, type CellWriter } from './cell-writers.js';
+
+/**
+ * Rows of one table as RFC 4180 CSV (records end in CRLF): a header of the column names in
+ * schema order, then one record per row. Each value is the text the JSON renderer writes
+ * for it (same numbers, dates, timestamps at their unit's precision), without JSON's
+ * quotes; a string is quoted only when CSV needs it (a comma, quote or line break) or when
+ * it is empty, so that an empty string (`""`) stays apart from a null (nothing).
+ * `pitcache publish` reads this back with the same meaning.
+ */
+export class CsvRowRenderer {
+  private readonly writers: CellWriter[];
+  private readonly header: Buffer;
+  /** Upper bound on one record's bytes. */
+  private readonly maxRowBytes: number;
+
+  constructor(table: Pick<Table, 'columns'>) {
+    this.writers = [];
+    let max = 2;
+    for (const column of table.columns) {
+      const cell = compileCsvCell(column);
+      this.writers.push(cell.write);
+      max += cell.maxBytes + 1;
+    }
+    this.maxRowBytes = max;
+    this.header = Buffer.from(table.columns.map((c) => csvField(c.name)).join(',') + '\r\n', 'utf8');
+  }
+
+  writeHeader(out: ByteWriter): void {
+    out.bytes(this.header);
+  }
+
+  /** One record per physical row id rows[0..count), in that order. */
+  writeRows(out: ByteWriter, rows: Int32Array, count: number): void {
+    const writers = this.writers;
+    for (let i = 0; i < count; i++) {
+      out.ensure(this.maxRowBytes);
+      const b = out.buf;
+      let p = out.pos;
+      const row = rows[i]!;
+      for (let c = 0; c < writers.length; c++) {
+        if (c > 0) b[p++] = 0x2c;
+        p = writers[c]!(b, p, row);
+      }
+      b[p++] = 0x0d;
+      b[p++] = 0x0a;
+      out.pos = p;
+    }
+  }
+}
+
+/** A string as one CSV field: as is, or quoted with its quotes doubled when it must be. */
+export function csvField(s: string): string {
+  return s === '' || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const QUOTE = 0x22;
+const N = 0x6e;
+
+function compileCsvCell(column: Column): { write: CellWriter; maxBytes: number } {
+  if (column.kind === 'string') return stringCell(column.validity, column.codes, column.dict);
+  // Every other value is what the JSON cell writer writes, minus its quotes (dates,
+  // timestamps, Int64 beyond 2^53 contain no character that needs CSV quoting) and with
+  // JSON's `null` (a null, a NaN, an infinity) as an empty field.
+  const json = compileCell(column);
+  const write: CellWriter = (b, p, row) => {
+    const end = json.write(b, p, row);
+    if (b[p] === N) return p;
+    if (b[p] !== QUOTE) return end;
+    for (let i = p + 1; i < end - 1; i++) b[i - 1] = b[i]!;
+    return end - 2;
+  };
+  return { write, maxBytes: json.maxBytes };
+}
+
+function stringCell(validity: Uint8Array | null, codes: Int32Array, dict: StringDictionary): { write: CellWriter; maxBytes: number } {
+  // Pre-rendered once per distinct value, like the JSON dictionary.
+  const fields = dict.values.map((v) => Buffer.from(csvField(v), 'utf8'));
+  const maxBytes = fields.reduce((m, f) => Math.max(m, f.length), 0);
+  const write: CellWriter = (b, p, row) => {
+    if (validity !== null && validity[row] === 0) return p;
+    const f = fields[codes[row]!]!;
+    for (let i = 0; i < f.length; i++) b[p + i] = f[i]!;
+    return p + f.length;
+  };
+  return { write, maxBytes };
+}

@@ -1,0 +1,66 @@
+import type { ByteWriter } from './byte-writer.js';
+import { putDateQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from './format-time.js';
+import { writeJsonString } from './json-string.js';
+
+export interface EnvelopeMeta {
+  productId: string;
+  count: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+  /** -> metadata.retrieved_at, ISO 8601 UTC with milliseconds and Z */
+  retrievedAtUs: number;
+  totalCount: number;
+  recordId: string;
+  /** days since epoch -> "YYYY-MM-DD", or null */
+  dataLatestDate: number | null;
+  /** a JSON number when finite, else null */
+  dataAgeHours: number | null;
+  /** extra metadata fields, appended after the spec's (generation, applied floor, as_of...) */
+  extensions: ReadonlyArray<readonly [string, string | number | null]>;
+}
+
+/**
+ * Writes the whole response body (spec 2.4, contract 4): product_id, count, has_more,
+ * next_cursor (only when has_more), data (by the callback), metadata. Field order is fixed.
+ */
+export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (out: ByteWriter) => void): void {
+  out.ascii('{"product_id":');
+  writeJsonString(out, meta.productId);
+  out.ascii(',"count":');
+  out.int(meta.count);
+  out.ascii(meta.hasMore ? ',"has_more":true' : ',"has_more":false');
+  if (meta.hasMore) {
+    out.ascii(',"next_cursor":');
+    if (meta.nextCursor === null) out.null();
+    else writeJsonString(out, meta.nextCursor);
+  }
+  out.ascii(',"data":');
+  writeData(out);
+
+  out.ascii(',"metadata":{"retrieved_at":');
+  out.ensure(MAX_TIMESTAMP_BYTES);
+  out.pos = putIsoMillisQuoted(out.buf, out.pos, meta.retrievedAtUs);
+  out.ascii(',"total_count":');
+  out.int(meta.totalCount);
+  out.ascii(',"record_id":');
+  writeJsonString(out, meta.recordId);
+  out.ascii(',"data_latest_date":');
+  if (meta.dataLatestDate === null) {
+    out.null();
+  } else {
+    out.ensure(MAX_DATE_BYTES);
+    out.pos = putDateQuoted(out.buf, out.pos, meta.dataLatestDate);
+  }
+  out.ascii(',"data_age_hours":');
+  if (meta.dataAgeHours === null) out.null();
+  else out.float(meta.dataAgeHours);
+  for (const [key, value] of meta.extensions) {
+    out.byte(0x2c);
+    writeJsonString(out, key);
+    out.byte(0x3a);
+    if (value === null) out.null();
+    else if (typeof value === 'string') writeJsonString(out, value);
+    else out.float(value);
+  }
+  out.ascii('}}');
+}

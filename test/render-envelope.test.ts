@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/errors.js';
+import { ByteWriter } from '../src/render/byte-writer.js';
+import { writeEnvelope, type EnvelopeMeta } from '../src/render/envelope.js';
+import { renderError } from '../src/render/error-body.js';
+
+const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
+
+function meta(over: Partial<EnvelopeMeta> = {}): EnvelopeMeta {
+  return {
+    productId: 'gbsi_eu',
+    count: 2,
+    hasMore: true,
+    nextCursor: 'abc_DEF-123',
+    retrievedAtUs,
+    totalCount: 57,
+    recordId: 'req_0123456789abcdef',
+    dataLatestDate: Date.UTC(2026, 2, 3) / 86_400_000,
+    dataAgeHours: 12.5,
+    extensions: [],
+    ...over,
+  };
+}
+
+function render(m: EnvelopeMeta, data = '[1,2]'): { text: string; body: Record<string, unknown> } {
+  const out = new ByteWriter(16);
+  writeEnvelope(out, m, (o) => o.ascii(data));
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(out.view());
+  return { text, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+describe('writeEnvelope', () => {
+  it('writes the spec fields in order, next_cursor included when has_more', () => {
+    const { text, body } = render(meta());
+    expect(Object.keys(body)).toEqual(['product_id', 'count', 'has_more', 'next_cursor', 'data', 'metadata']);
+    expect(body).toEqual({
+      product_id: 'gbsi_eu',
+      count: 2,
+      has_more: true,
+      next_cursor: 'abc_DEF-123',
+      data: [1, 2],
+      metadata: {
+        retrieved_at: '2026-03-04T10:20:30.456Z',
+        total_count: 57,
+        record_id: 'req_0123456789abcdef',
+        data_latest_date: '2026-03-03',
+        data_age_hours: 12.5,
+      },
+    });
+    expect(Object.keys(body.metadata as object)).toEqual([
+      'retrieved_at',
+      'total_count',
+      'record_id',
+      'data_latest_date',
+      'data_age_hours',
+    ]);
+    expect(text.startsWith('{"product_id":"gbsi_eu","count":2,"has_more":true,"next_cursor":')).toBe(true);
+  });
+
+  it('omits next_cursor when has_more is false', () => {
+    const { body } = render(meta({ hasMore: false, nextCursor: null, count: 0, totalCount: 0 }), '[]');
+    expect(Object.keys(body)).toEqual(['product_id', 'count', 'has_more', 'data', 'metadata']);
+    expect(body.has_more).toBe(false);
+    expect(body.data).toEqual([]);
+  });
+
+  it('writes null for a missing latest date and a missing or non-finite age', () => {
+    for (const age of [null, NaN, Infinity]) {
+      const m = render(meta({ dataLatestDate: null, dataAgeHours: age })).body.metadata as Record<string, unknown>;
+      expect(m.data_latest_date).toBeNull();
+      expect(m.data_age_hours).toBeNull();
+    }
+  });
+
+  it('writes retrieved_at in UTC with exactly three fraction digits, floored before 1970', () => {
+    const m = render(meta({ retrievedAtUs: -1 })).body.metadata as Record<string, unknown>;
+    expect(m.retrieved_at).toBe('1969-12-31T23:59:59.999Z');
+    const now = render(meta({ retrievedAtUs: 1_772_619_630_456_789.5 })).body.metadata as Record<string, unknown>;
+    expect(now.retrieved_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('appends extensions after the spec fields, keeping their order and types', () => {
+    const { body } = render(
+      meta({ extensions: [['generation', 7], ['applied_floor', '2026-01-13'], ['as_of', null], ['note "q"\n', 'é😀']] }),
+    );
+    const m = body.metadata as Record<string, unknown>;
+    expect(Object.keys(m)).toEqual([
+      'retrieved_at',
+      'total_count',
+      'record_id',
+      'data_latest_date',
+      'data_age_hours',
+      'generation',
+      'applied_floor',
+      'as_of',
+      'note "q"\n',
+    ]);
+    expect(m.generation).toBe(7);
+    expect(m.applied_floor).toBe('2026-01-13');
+    expect(m.as_of).toBeNull();
+    expect(m['note "q"\n']).toBe('é😀');
+  });
+
+  it('escapes envelope strings that need it', () => {
+    const { body } = render(meta({ productId: 'a"b\\c', nextCursor: 'x\u0001y' }));
+    expect(body.product_id).toBe('a"b\\c');
+    expect(body.next_cursor).toBe('x\u0001y');
+  });
+});
+
+describe('renderError', () => {
+  it('writes status, code, message and param, then record_id', () => {
+    const body = renderError(new ApiError('invalid_parameter', 'as_of must be a date', 'as_of'), 'req_abc');
+    expect(Buffer.from(body).toString()).toBe(
+      '{"error":{"status":400,"code":"invalid_parameter","message":"as_of must be a date","param":"as_of"},"record_id":"req_abc"}',
+    );
+  });
+
+  it('leaves param out when no single parameter is at fault', () => {
+    const body = renderError(new ApiError('unauthorized', 'missing or unknown API key'), 'req_xyz');
+    expect(Buffer.from(body).toString()).toBe(
+      '{"error":{"status":401,"code":"unauthorized","message":"missing or unknown API key"},"record_id":"req_xyz"}',
+    );
+  });
+});

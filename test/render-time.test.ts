@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from '../src/render/format-time.js';
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Put = (b: Uint8Array, p: number, v: number) => number;
+
+const scratch = new Uint8Array(64);
+function text(put: Put, v: number): string {
+  return Buffer.from(scratch.subarray(0, put(scratch, 0, v))).toString('latin1');
+}
+
+// Expected values come from Date (floor-based on milliseconds, correct before 1970).
+const US_PER_MS = 1000;
+function floorDiv(a: number, b: number): number {
+  return Math.floor(a / b);
+}
+function isoSecondsOf(us: number): string {
+  return new Date(floorDiv(us, US_PER_MS)).toISOString().slice(0, 19);
+}
+const expectSeconds = (us: number): string => `"${isoSecondsOf(us)}Z"`;
+const expectMillis = (us: number): string => `"${new Date(floorDiv(us, US_PER_MS)).toISOString()}"`;
+const expectMicros = (us: number): string => {
+  const micros = Number(((BigInt(us) % 1_000_000n) + 1_000_000n) % 1_000_000n);
+  return `"${isoSecondsOf(us)}.${String(micros).padStart(6, '0')}Z"`;
+};
+const expectDate = (days: number): string => `"${new Date(days * 86_400_000).toISOString().slice(0, -14)}"`;
+
+function mismatches(put: Put, want: (v: number) => string, vs: number[]): string[] {
+  return vs.filter((v) => text(put, v) !== want(v)).map((v) => `${v}: ${text(put, v)} != ${want(v)}`);
+}
+
+const US_PER_DAY = 86_400_000_000;
+const EDGE_US = [
+  0,
+  -1,
+  1,
+  999_999,
+  1_000_000,
+  -999_999,
+  -1_000_000,
+  -1_000_001,
+  -US_PER_DAY,
+  -US_PER_DAY - 1,
+  US_PER_DAY - 1,
+  Date.UTC(2024, 1, 29, 23, 59, 59) * 1000 + 999_999, // leap day
+  Date.UTC(2000, 1, 29, 12) * 1000 + 123_456, // 400-year leap day
+  Date.UTC(1900, 2, 1) * 1000 - 1, // 1900-02-28: 1900 is not a leap year
+  Date.UTC(1969, 11, 31, 23, 59, 59) * 1000 + 500_000,
+  Date.UTC(1600, 0, 1) * 1000 - 1,
+  Date.UTC(2255, 5, 5, 5, 5, 5) * 1000 + 5,
+  Date.UTC(9999, 11, 31, 23, 59, 59) * 1000, // past 2^53 µs, still a whole-second double
+];
+
+function randomInstants(seed: number, n: number): number[] {
+  const r = rng(seed);
+  const lo = Date.UTC(1600, 0, 1) * 1000;
+  const hi = Date.UTC(2400, 0, 1) * 1000;
+  return Array.from({ length: n }, () => Math.floor(lo + r() * (hi - lo)));
+}
+
+describe('timestamps render at the precision of their Arrow unit', () => {
+  const instants = [...EDGE_US, ...randomInstants(1, 5000)];
+
+  it('unit s: YYYY-MM-DDTHH:MM:SSZ, floored before 1970', () => {
+    expect(text(putIsoSecondsQuoted, -1)).toBe('"1969-12-31T23:59:59Z"');
+    expect(mismatches(putIsoSecondsQuoted, expectSeconds, instants)).toEqual([]);
+  });
+
+  it('unit ms: three fraction digits', () => {
+    expect(text(putIsoMillisQuoted, -1)).toBe('"1969-12-31T23:59:59.999Z"');
+    expect(text(putIsoMillisQuoted, Date.UTC(2024, 1, 29) * 1000 + 7000)).toBe('"2024-02-29T00:00:00.007Z"');
+    expect(mismatches(putIsoMillisQuoted, expectMillis, instants)).toEqual([]);
+  });
+
+  it('unit us: six fraction digits', () => {
+    expect(text(putIsoMicrosQuoted, -1)).toBe('"1969-12-31T23:59:59.999999Z"');
+    expect(text(putIsoMicrosQuoted, 1)).toBe('"1970-01-01T00:00:00.000001Z"');
+    expect(mismatches(putIsoMicrosQuoted, expectMicros, instants)).toEqual([]);
+  });
+
+  it('floors a fractional microsecond instead of rounding into the next second', () => {
+    expect(text(putIsoMicrosQuoted, 999_999.75)).toBe('"1970-01-01T00:00:00.999999Z"');
+    expect(text(putIsoMillisQuoted, 999_999.75)).toBe('"1970-01-01T00:00:00.999Z"');
+  });
+
+  it('renders NaN and infinities as null', () => {
+    for (const put of [putIsoSecondsQuoted, putIsoMillisQuoted, putIsoMicrosQuoted]) {
+      expect(text(put, NaN)).toBe('null');
+      expect(text(put, Infinity)).toBe('null');
+      expect(text(put, -Infinity)).toBe('null');
+    }
+  });
+});
+
+describe('Date32 renders as "YYYY-MM-DD"', () => {
+  it('matches the civil calendar on edges, leap days and random days', () => {
+    const r = rng(2);
+    const days = [0, -1, 1, 19782, 11016, -25508, -719528, -719529, 2932896, 2932897, -100_000_000, 100_000_000];
+    for (let i = 0; i < 5000; i++) days.push(Math.floor((r() - 0.5) * 400_000));
+    expect(text(putDateQuoted, 19782)).toBe('"2024-02-29"');
+    expect(text(putDateQuoted, -1)).toBe('"1969-12-31"');
+    expect(mismatches(putDateQuoted, expectDate, days)).toEqual([]);
+  });
+
+  it('uses the ISO expanded year outside 0000..9999', () => {
+    expect(text(putDateQuoted, -719529)).toBe('"-000001-12-31"');
+    expect(text(putDateQuoted, 2932897)).toBe('"+010000-01-01"');
+  });
+
+  it('renders the extreme int32 days without overrunning its reserved room', () => {
+    for (const d of [2 ** 31 - 1, -(2 ** 31)]) {
+      const s = text(putDateQuoted, d);
+      expect(s.length).toBeLessThanOrEqual(18);
+      expect(s).toMatch(/^"[+-]\d{6,7}-\d\d-\d\d"$/);
+    }
+  });
+});
