@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConditionalRead, DatasetRef, SnapshotSource } from './snapshot-source.js';
+import { PreconditionFailedError, type ConditionalRead, type DatasetRef, type SnapshotSource, type WriteCondition, type WriteResult } from './snapshot-source.js';
 
 /** A snapshot source in a local folder (`file:///abs/dir` or a path). */
 export class LocalSource implements SnapshotSource {
@@ -42,11 +42,39 @@ export class LocalSource implements SnapshotSource {
     return readFile(this.resolvePath(path));
   }
 
-  async writeObject(path: string, bytes: Uint8Array): Promise<void> {
+  async writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult> {
     const target = this.resolvePath(path);
     await mkdir(dirname(target), { recursive: true });
-    // Write then rename: a reader never sees half an object or half a manifest.
-    const tmp = `${target}.tmp-${process.pid}-${Date.now()}`;
+    const etag = createHash('sha256').update(bytes).digest('hex');
+    if (condition === undefined) {
+      await this.replace(target, bytes);
+      return { etag, enforced: false };
+    }
+    // Compare-and-swap under an exclusive lock file: two publishers on one machine (or one
+    // shared file system with O_EXCL) cannot both win.
+    const lock = `${target}.lock`;
+    let handle;
+    try {
+      handle = await open(lock, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new PreconditionFailedError(path);
+      throw e;
+    }
+    try {
+      const current = await this.readIfChanged(path, null);
+      const ok = 'ifMatch' in condition ? current.status === 'ok' && current.etag === condition.ifMatch : current.status === 'missing';
+      if (!ok) throw new PreconditionFailedError(path);
+      await this.replace(target, bytes);
+      return { etag, enforced: true };
+    } finally {
+      await handle.close();
+      await rm(lock, { force: true });
+    }
+  }
+
+  /** Write then rename: a reader never sees half an object or half a manifest. */
+  private async replace(target: string, bytes: Uint8Array): Promise<void> {
+    const tmp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
     await writeFile(tmp, bytes);
     await rename(tmp, target);
   }

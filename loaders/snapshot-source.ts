@@ -31,6 +31,28 @@ export interface SnapshotSource {
   /** Reads an immutable object whole. `sizeHint` lets an implementation preallocate. Throws when absent. */
   readObject(path: string, sizeHint?: number): Promise<Uint8Array>;
 
-  /** Writes an object (publishing). Immutable objects are written before the manifest. */
-  writeObject(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Writes an object (publishing). Immutable objects are written before the manifest.
+   * With a condition, the write happens only if the object's current etag matches
+   * (`ifMatch`) or the object does not exist (`ifNoneMatch: '*'`); otherwise it throws
+   * PreconditionFailedError. `enforced` says whether the store honoured the condition
+   * atomically (some S3-compatible stores ignore conditional headers).
+   */
+  writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
+}
+
+export type WriteCondition = { readonly ifMatch: string } | { readonly ifNoneMatch: '*' };
+
+export interface WriteResult {
+  readonly etag: string | null;
+  readonly enforced: boolean;
+}
+
+/** A conditional write lost a race: someone else changed the object first. */
+export class PreconditionFailedError extends Error {
+  readonly code = 'precondition_failed';
+  constructor(readonly path: string) {
+    super(`${path} was changed by someone else (conditional write refused)`);
+    this.name = 'PreconditionFailedError';
+  }
 }

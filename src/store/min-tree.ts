@@ -14,6 +14,18 @@ export class MinTree {
   /** levels[0] is the leaves; levels[l][j] = min of levels[l-1][j*B .. j*B+B-1] */
   private readonly levels: Float64Array[];
 
+  /** Rebuilds a tree from the arrays of `levels` (e.g. after a worker thread built it). */
+  static fromLevels(levels: readonly Float64Array[]): MinTree {
+    const t = Object.create(MinTree.prototype) as { levels: Float64Array[] };
+    t.levels = [...levels];
+    return t as unknown as MinTree;
+  }
+
+  /** The backing arrays (shared memory), for handing the tree to another thread. */
+  get arrays(): readonly Float64Array[] {
+    return this.levels;
+  }
+
   constructor(leaves: Float64Array) {
     this.levels = [leaves];
     let below = leaves;

@@ -1,5 +1,6 @@
 import type { Column, StringColumn } from './column.js';
 import type { MinTree } from './min-tree.js';
+import type { StepMax } from './step-max.js';
 
 /**
  * One loaded generation of one dataset.
@@ -34,6 +35,9 @@ export interface Table {
   /** per-row visibility threshold (see above) */
   readonly rowThr: Float64Array;
 
+  /** smallest business date of any row (days); with seriesCount it bounds (date, series) composites below 2^53 */
+  readonly minDate: number;
+
   /** series s owns keys [seriesKeyStart[s], seriesKeyStart[s+1]) */
   readonly seriesCount: number;
   readonly seriesKeyStart: Int32Array;
@@ -50,15 +54,10 @@ export interface Table {
   /** over keyThr, keys in physical (series-major) order */
   readonly keyThrTree: MinTree;
 
-  /** keys sorted by (date, series): for data_latest_date */
-  readonly dateMajorKeys: Int32Array;
-  /** over keyThr[dateMajorKeys[i]] */
-  readonly dateMajorThrTree: MinTree;
-
-  /** rows sorted by (observed, row): for data_age_hours */
-  readonly observedOrder: Int32Array;
-  /** over rowThr[observedOrder[i]] */
-  readonly observedThrTree: MinTree;
+  /** greatest key date with keyThr <= T: `metadata.data_latest_date` */
+  readonly latestDateByThr: StepMax;
+  /** greatest observed instant of a row with rowThr <= T: `metadata.data_age_hours` */
+  readonly maxObservedByThr: StepMax;
 
   /** bytes held by this generation's arrays (for cache bounds and /admin/status) */
   readonly byteSize: number;

@@ -109,3 +109,10 @@ export function formatDate(day: number): string {
 export function formatIsoMillis(us: number): string {
   return new Date(Math.floor(us / 1000)).toISOString();
 }
+
+/** ISO 8601 UTC with microseconds and `Z` (metadata extensions, cold path). */
+export function formatIsoMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const micros = us - ms * 1000;
+  return new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+}

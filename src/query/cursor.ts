@@ -1,0 +1,53 @@
+import { fnv1a } from './hash.js';
+
+/**
+ * Where a page chain stands. The token is opaque to callers (spec 4.4): base64url of a
+ * fixed binary layout with a checksum, so a mangled token is recognised as such. It holds
+ * the generation (every page of a chain is answered from one generation), the query's
+ * fingerprint, the (date, series) of the last row served, how many rows came before, and
+ * the total counted by the first page (so later pages need not count again).
+ */
+export interface CursorState {
+  readonly generation: number;
+  readonly fingerprint: number;
+  readonly lastDate: number;
+  readonly lastSeries: number;
+  readonly offset: number;
+  readonly total: number;
+}
+
+const VERSION = 1;
+const SIZE = 29;
+
+export function encodeCursor(c: CursorState): string {
+  const b = Buffer.allocUnsafe(SIZE);
+  b.writeUInt8(VERSION, 0);
+  b.writeUInt32LE(c.generation >>> 0, 1);
+  b.writeUInt32LE(c.fingerprint >>> 0, 5);
+  b.writeInt32LE(c.lastDate, 9);
+  b.writeInt32LE(c.lastSeries, 13);
+  b.writeUInt32LE(c.offset >>> 0, 17);
+  b.writeUInt32LE(c.total >>> 0, 21);
+  b.writeUInt32LE(checksum(b), 25);
+  return b.toString('base64url');
+}
+
+/** null when the token is not one of ours (or was altered). */
+export function decodeCursor(token: string): CursorState | null {
+  if (!/^[A-Za-z0-9_-]{39}$/.test(token)) return null;
+  const b = Buffer.from(token, 'base64url');
+  if (b.length !== SIZE || b.readUInt8(0) !== VERSION || b.readUInt32LE(25) !== checksum(b)) return null;
+  const c: CursorState = {
+    generation: b.readUInt32LE(1),
+    fingerprint: b.readUInt32LE(5),
+    lastDate: b.readInt32LE(9),
+    lastSeries: b.readInt32LE(13),
+    offset: b.readUInt32LE(17),
+    total: b.readUInt32LE(21),
+  };
+  return c.offset <= c.total && c.lastSeries >= 0 ? c : null;
+}
+
+function checksum(b: Buffer): number {
+  return fnv1a(b.toString('latin1', 0, 25), 0x9e3779b9);
+}

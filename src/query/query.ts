@@ -1,0 +1,26 @@
+/** A data request after validation at the boundary: everything downstream trusts it. */
+export interface FilterClause {
+  /** the series-key column (same name as the query parameter) */
+  readonly column: string;
+  /** distinct accepted values ("any of these") */
+  readonly values: readonly string[];
+}
+
+export interface Query {
+  /** true: one row per series (contract 2). Always false when dateFrom is given. */
+  readonly latest: boolean;
+  /** days since epoch, inclusive */
+  readonly dateFrom: number | null;
+  readonly dateTo: number | null;
+  readonly limit: number;
+  /** the `as_of` instant T in µs, or null for no time filter */
+  readonly asOfUs: number | null;
+  readonly filters: readonly FilterClause[];
+  /** the raw cursor token, decoded against a generation later */
+  readonly cursor: string | null;
+  /** hash of the dataset and every parameter but `cursor`: a cursor only fits the query it came from */
+  readonly fingerprint: number;
+}
+
+export const DEFAULT_LIMIT = 200;
+export const MAX_LIMIT = 10_000;

@@ -1,0 +1,58 @@
+import type { DatasetRegistry } from './dataset-registry.js';
+import type { CheckReport, SnapshotLoader } from './snapshot-loader.js';
+
+/** Bodies of the operational endpoints (admin keys only). Cold paths: JSON.stringify is fine. */
+export interface AdminOps {
+  refresh(): Promise<Uint8Array>;
+  status(): Uint8Array;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader): AdminOps {
+  return {
+    async refresh() {
+      const reports: CheckReport[] = await loader.refreshNow();
+      return Buffer.from(
+        JSON.stringify({
+          changed: reports.filter((r) => r.outcome === 'loaded').map((r) => r.dataset),
+          datasets: reports.map((r) => ({
+            dataset: r.dataset,
+            outcome: r.outcome,
+            generation_before: r.generationBefore,
+            generation_after: r.generationAfter,
+            error: r.error,
+          })),
+        }),
+      );
+    },
+    status() {
+      return Buffer.from(
+        JSON.stringify({
+          ready: registry.ready,
+          datasets: registry.slots.map((s) => {
+            const g = s.current;
+            return {
+              dataset: s.id,
+              state: s.state,
+              generation: g?.number ?? null,
+              rows: g?.table.rows ?? null,
+              keys: g?.table.keyCount ?? null,
+              series: g?.table.seriesCount ?? null,
+              bytes: g?.table.byteSize ?? null,
+              sha256: g?.manifest.sha256 ?? null,
+              created_at: g?.manifest.created_at ?? null,
+              loaded_at: iso(g?.loadedAtMs ?? null),
+              load_ms: g === null ? null : Math.round(g.loadMs),
+              last_check: iso(s.lastCheckMs),
+              next_check: iso(loader.nextCheckMs(s)),
+              consecutive_failures: loader.failures(s),
+              last_error: s.lastError,
+              retained_generations: s.retainedNumbers(),
+            };
+          }),
+        }),
+      );
+    },
+  };
+}

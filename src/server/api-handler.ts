@@ -1,0 +1,184 @@
+import type { KeyRegistry } from '../auth/key-registry.js';
+import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
+import { findProduct } from '../catalog/products.js';
+import { ApiError } from '../errors.js';
+import type { HttpRequest, HttpResponse, Handler } from '../http/types.js';
+import type { AccessRecord } from '../log/access-log.js';
+import type { Logger } from '../log/logger.js';
+import { decodeCursor, encodeCursor } from '../query/cursor.js';
+import { parseQuery } from '../query/parse-query.js';
+import { resolvePage, type Resume } from '../query/resolve.js';
+import { ByteWriter } from '../render/byte-writer.js';
+import { writeEnvelope } from '../render/envelope.js';
+import { renderError } from '../render/error-body.js';
+import type { Clock } from '../time/clock.js';
+import { formatIsoMicros } from '../time/instant.js';
+import type { AdminOps } from './admin.js';
+import type { DatasetRegistry } from './dataset-registry.js';
+import type { DatasetSlot } from './dataset-slot.js';
+import type { RequestIds } from './request-ids.js';
+import { healthBody, readinessBody } from './readiness.js';
+
+export interface ApiDeps {
+  readonly registry: DatasetRegistry;
+  readonly keys: KeyRegistry;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly ids: RequestIds;
+  readonly log: Logger;
+  /** the operational endpoints; absent = they answer 404 */
+  readonly admin?: AdminOps;
+  /** one record per answered request; absent = no access log */
+  readonly access?: (r: AccessRecord) => void;
+}
+
+type Headers = Array<readonly [string, string]>;
+const JSON_TYPE = 'application/json';
+const ALLOW: readonly [string, string] = ['Allow', 'GET, HEAD'];
+const NO_HEADERS: Headers = [];
+
+/**
+ * The whole API as a plain function of a request: parse -> resolve -> render. No socket
+ * here; the uWS layer only moves bytes. Data requests are answered synchronously, so the
+ * generation a request reads cannot change under it.
+ */
+export function createApiHandler(deps: ApiDeps): Handler {
+  const out = new ByteWriter(256 * 1024);
+  const { registry, keys, limiter, clock, ids, log } = deps;
+
+  const answer = (req: HttpRequest, res: HttpResponse, keyId: string | null, startedMs: number): HttpResponse => {
+    deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs: clock.now() - startedMs });
+    return res;
+  };
+
+  const fail = (err: ApiError, recordId: string, headers: Headers): HttpResponse => ({
+    status: err.status,
+    headers,
+    contentType: JSON_TYPE,
+    requestId: recordId,
+    body: renderError(err, recordId),
+  });
+
+  return (req) => {
+    const startedMs = clock.now();
+    const recordId = ids.next();
+    let headers: Headers = NO_HEADERS;
+    let keyId: string | null = null;
+    try {
+      if (req.path === '/healthz' || req.path === '/readyz') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError('method_not_allowed', `${req.method} is not allowed; use GET or HEAD`);
+        const ready = req.path === '/healthz' || registry.ready;
+        const body = req.path === '/healthz' ? healthBody() : readinessBody(registry);
+        return answer(req, { status: ready ? 200 : 503, headers, contentType: JSON_TYPE, requestId: recordId, body }, null, startedMs);
+      }
+
+      // 401 before anything about paths: an unauthenticated caller learns nothing.
+      const keyIndex = keys.authenticate(req.apiKey);
+      if (keyIndex < 0) throw new ApiError('unauthorized', 'missing or invalid API key (send it in the x-api-key header)');
+      keyId = keys.id(keyIndex);
+
+      const decision = limiter.take(keyIndex);
+      if (decision.limited) {
+        const h: Headers = [];
+        forEachRateLimitHeader(decision, (n, v) => h.push([n, v]));
+        headers = h;
+      }
+      if (!decision.allowed) throw new ApiError('rate_limited', `rate limit exceeded; retry after ${decision.retryAfterSeconds} s`);
+
+      if (req.path.startsWith('/admin/')) return adminRequest(req, keyIndex, recordId, headers, keyId, startedMs);
+
+      const slot = route(req.path);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        headers = [...headers, ALLOW];
+        throw new ApiError('method_not_allowed', `${req.method} is not allowed; use GET or HEAD`);
+      }
+      if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
+
+      const body = serveData(slot, req.rawQuery, recordId);
+      return answer(req, { status: 200, headers, contentType: JSON_TYPE, requestId: recordId, body }, keyId, startedMs);
+    } catch (e) {
+      if (e instanceof ApiError) return answer(req, fail(e, recordId, headers), keyId, startedMs);
+      log.error('request failed', { record_id: recordId, path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      return answer(req, fail(new ApiError('internal_error', 'internal server error'), recordId, headers), keyId, startedMs);
+    }
+  };
+
+  /** /admin/status (GET) and /admin/refresh (POST): admin keys only (contract 7). */
+  function adminRequest(req: HttpRequest, keyIndex: number, recordId: string, headers: Headers, keyId: string, startedMs: number): HttpResponse | Promise<HttpResponse> {
+    const admin = deps.admin;
+    const method = req.path === '/admin/status' ? 'GET' : req.path === '/admin/refresh' ? 'POST' : null;
+    if (admin === undefined || method === null) throw new ApiError('not_found', 'no such product or dataset');
+    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
+      headers = [...headers, ['Allow', method === 'GET' ? 'GET, HEAD' : 'POST']];
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed; use ${method}`);
+    }
+    if (!keys.isAdmin(keyIndex)) throw new ApiError('forbidden', 'this key may not call operational endpoints');
+    const ok = (body: Uint8Array): HttpResponse => answer(req, { status: 200, headers, contentType: JSON_TYPE, requestId: recordId, body }, keyId, startedMs);
+    if (method === 'GET') return ok(admin.status());
+    return admin.refresh().then(ok, (e: unknown) => {
+      log.error('admin refresh failed', { record_id: recordId, error: String(e) });
+      return answer(req, fail(new ApiError('internal_error', 'internal server error'), recordId, headers), keyId, startedMs);
+    });
+  }
+
+  function route(path: string): DatasetSlot {
+    const parts = path.split('/');
+    if (parts.length === 3 && parts[0] === '') {
+      const product = findProduct(parts[1]!);
+      const slot = product === undefined ? undefined : registry.get(product.id, parts[2]!);
+      if (slot !== undefined) return slot;
+    }
+    throw new ApiError('not_found', 'no such product or dataset');
+  }
+
+  function serveData(slot: DatasetSlot, rawQuery: string, recordId: string): Uint8Array {
+    const query = parseQuery(rawQuery, slot.product, slot.dataset);
+    let gen = slot.current;
+    if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly');
+    if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded${slot.lastError === null ? '' : ': its snapshot was refused'}`);
+    let resume: Resume = null;
+    if (query.cursor !== null) {
+      const c = decodeCursor(query.cursor);
+      if (c === null || c.fingerprint !== query.fingerprint) {
+        throw new ApiError('invalid_cursor', 'cursor is malformed or belongs to a different query', 'cursor');
+      }
+      gen = slot.find(c.generation);
+      if (gen === null) throw new ApiError('cursor_expired', 'the snapshot generation of this cursor is no longer served; start the query again', 'cursor');
+      resume = c;
+    }
+
+    const table = gen.table;
+    const page = resolvePage(table, query, resume);
+    const t = query.asOfUs ?? Infinity;
+    const nowUs = clock.now() * 1000;
+    const maxObserved = table.maxObservedByThr.query(t);
+    const refUs = query.asOfUs ?? nowUs;
+    const generation = gen.number;
+    const next = page.next === null ? null : encodeCursor({ generation, fingerprint: query.fingerprint, total: page.total, ...page.next });
+
+    out.reset();
+    const renderer = gen.renderer;
+    writeEnvelope(
+      out,
+      {
+        productId: slot.product.id,
+        count: page.count,
+        hasMore: next !== null,
+        nextCursor: next,
+        retrievedAtUs: nowUs,
+        totalCount: page.total,
+        recordId,
+        dataLatestDate: table.latestDateByThr.query(t),
+        dataAgeHours: maxObserved === null ? null : (refUs - maxObserved) / 3_600_000_000,
+        extensions: [
+          ['generation', generation],
+          ['as_of', query.asOfUs === null ? null : formatIsoMicros(query.asOfUs)],
+          ['vintage_floor', slot.product.floor],
+          ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs ? 'true' : 'false'],
+        ],
+      },
+      (w) => renderer.writeRows(w, page.rows, page.count),
+    );
+    return out.view();
+  }
+}

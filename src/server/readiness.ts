@@ -1,0 +1,21 @@
+import type { DatasetRegistry } from './dataset-registry.js';
+
+/** Bodies of /healthz and /readyz. Cold paths: JSON.stringify is fine here. */
+export function healthBody(): Uint8Array {
+  return Buffer.from('{"status":"ok"}');
+}
+
+export function readinessBody(registry: DatasetRegistry): Uint8Array {
+  return Buffer.from(
+    JSON.stringify({
+      ready: registry.ready,
+      datasets: registry.slots.map((s) => ({
+        dataset: s.id,
+        state: s.state,
+        generation: s.current?.number ?? null,
+        rows: s.current?.table.rows ?? null,
+        error: s.lastError,
+      })),
+    }),
+  );
+}

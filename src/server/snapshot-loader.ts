@@ -1,0 +1,228 @@
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { isNamedDataset } from '../catalog/products.js';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import type { DatasetRegistry } from './dataset-registry.js';
+import type { DatasetSlot } from './dataset-slot.js';
+import { buildGeneration, loadGeneration, readManifest, SourceUnavailableError } from './load-generation.js';
+import type { SnapshotCache } from './snapshot-cache.js';
+import type { TableBuilder } from './table-builder.js';
+import { sleep, type Timers } from './timers.js';
+
+export interface LoaderOptions {
+  readonly source: SnapshotSource;
+  readonly registry: DatasetRegistry;
+  readonly builder: TableBuilder;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly log: Logger;
+  /** how often manifests are polled; 0 = never (only POST /admin/refresh) */
+  readonly refreshIntervalMs: number;
+  /** how long start-up keeps retrying an unreachable source */
+  readonly startupTimeoutMs: number;
+  readonly cache: SnapshotCache | null;
+  readonly backoffBaseMs?: number;
+  readonly backoffMaxMs?: number;
+}
+
+export type Outcome = 'unchanged' | 'loaded' | 'missing' | 'refused' | 'unreachable';
+
+export interface CheckReport {
+  readonly dataset: string;
+  readonly outcome: Outcome;
+  readonly generationBefore: number | null;
+  readonly generationAfter: number | null;
+  readonly error: string | null;
+}
+
+interface SlotSchedule {
+  /** etag of the manifest last acted on (loaded, or refused: a refused manifest is not fetched again until it changes) */
+  etag: string | null;
+  failures: number;
+  nextAtMs: number;
+}
+
+/**
+ * Keeps every dataset's serving generation in step with the source: loads at start (retrying
+ * an unreachable source until the start-up timeout, falling back to the local cache), polls
+ * manifests with conditional reads, loads new generations off the serving thread and swaps
+ * them in. Any failure keeps the last good generation, is logged once per change of reason,
+ * and is retried with capped exponential backoff. Checks run one at a time.
+ */
+export class SnapshotLoader {
+  private readonly schedule = new Map<DatasetSlot, SlotSchedule>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: unknown = null;
+  private stopped = false;
+  private readonly baseMs: number;
+  private readonly maxMs: number;
+
+  constructor(private readonly o: LoaderOptions) {
+    this.baseMs = o.backoffBaseMs ?? 1000;
+    this.maxMs = o.backoffMaxMs ?? 300_000;
+    for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0 });
+  }
+
+  /** Start-up: every named dataset is tried; resolves once all are loaded or settled (contract 8). */
+  async start(): Promise<void> {
+    const { registry, clock, log } = this.o;
+    await this.warnAboutUnnamed();
+    const deadline = clock.now() + this.o.startupTimeoutMs;
+    let pending = [...registry.slots];
+    for (let attempt = 0; ; attempt++) {
+      const reports = await this.serial(async () => {
+        const out: CheckReport[] = [];
+        for (const slot of pending) out.push(await this.check(slot));
+        return out;
+      });
+      for (const [i, r] of reports.entries()) {
+        const slot = pending[i]!;
+        if (r.outcome === 'unreachable' && slot.current === null) await this.fromCache(slot);
+      }
+      pending = pending.filter((s, i) => reports[i]!.outcome === 'unreachable' && s.current === null);
+      const left = deadline - clock.now();
+      if (pending.length === 0 || left <= 0 || this.stopped) break;
+      log.warn('source unreachable at start; retrying', { datasets: pending.map((s) => s.id), attempt: attempt + 1 });
+      await sleep(this.o.timers, Math.min(left, this.backoff(attempt + 1)));
+    }
+    registry.ready = true;
+    this.arm();
+  }
+
+  /** POST /admin/refresh: check every dataset now, whatever its backoff. */
+  refreshNow(): Promise<CheckReport[]> {
+    return this.serial(async () => {
+      const out: CheckReport[] = [];
+      for (const slot of this.o.registry.slots) out.push(await this.check(slot));
+      return out;
+    }).finally(() => this.arm());
+  }
+
+  /** When each dataset is checked next (for /admin/status). */
+  nextCheckMs(slot: DatasetSlot): number | null {
+    return this.o.refreshIntervalMs > 0 ? (this.schedule.get(slot)?.nextAtMs ?? null) : null;
+  }
+
+  failures(slot: DatasetSlot): number {
+    return this.schedule.get(slot)?.failures ?? 0;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== null) this.o.timers.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private arm(): void {
+    if (this.stopped || this.o.refreshIntervalMs <= 0) return;
+    if (this.timer !== null) this.o.timers.clearTimeout(this.timer);
+    let next = Infinity;
+    for (const s of this.schedule.values()) next = Math.min(next, s.nextAtMs);
+    this.timer = this.o.timers.setTimeout(() => {
+      this.timer = null;
+      void this.serial(async () => {
+        const now = this.o.clock.now();
+        for (const [slot, s] of this.schedule) if (s.nextAtMs <= now && !this.stopped) await this.check(slot);
+      }).finally(() => this.arm());
+    }, Math.max(0, next - this.o.clock.now()));
+  }
+
+  private backoff(failures: number): number {
+    return Math.min(this.maxMs, this.baseMs * 2 ** Math.max(0, failures - 1));
+  }
+
+  /** One conditional check of one dataset; never throws. */
+  private async check(slot: DatasetSlot): Promise<CheckReport> {
+    const { source, clock, builder } = this.o;
+    const s = this.schedule.get(slot)!;
+    const before = slot.current?.number ?? null;
+    slot.lastCheckMs = clock.now();
+    const ref = { productId: slot.product.id, dataset: slot.dataset };
+    try {
+      const m = await readManifest(source, ref, s.etag);
+      if (m.status === 'missing') return this.failed(slot, 'missing', 'no manifest.json at the source', before);
+      if (m.status === 'unchanged') return this.succeeded(slot, 'unchanged', before);
+      if (m.manifest.generation === before) {
+        s.etag = m.etag;
+        return this.succeeded(slot, 'unchanged', before);
+      }
+      if (before !== null && m.manifest.generation < before) {
+        s.etag = m.etag;
+        return this.failed(slot, 'refused', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before);
+      }
+      let loaded;
+      try {
+        loaded = await loadGeneration(source, slot, m.manifest, clock, builder);
+      } catch (e) {
+        // A refused object is not fetched again until its manifest changes.
+        if (!(e instanceof SourceUnavailableError)) s.etag = m.etag;
+        throw e;
+      }
+      slot.swap(loaded.generation);
+      s.etag = m.etag;
+      const g = loaded.generation;
+      this.o.log.info('dataset loaded', { dataset: slot.id, generation: g.number, rows: g.table.rows, keys: g.table.keyCount, series: g.table.seriesCount, load_ms: Math.round(g.loadMs) });
+      if (this.o.cache !== null) {
+        await this.o.cache.save(ref.productId, ref.dataset, m.manifest, loaded.bytes).catch((e: Error) => this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message }));
+      }
+      return this.succeeded(slot, 'loaded', before);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      return this.failed(slot, e instanceof SourceUnavailableError ? 'unreachable' : 'refused', reason, before);
+    }
+  }
+
+  private succeeded(slot: DatasetSlot, outcome: Outcome, before: number | null): CheckReport {
+    const s = this.schedule.get(slot)!;
+    s.failures = 0;
+    s.nextAtMs = this.o.clock.now() + this.o.refreshIntervalMs;
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null };
+  }
+
+  private failed(slot: DatasetSlot, outcome: 'missing' | 'refused' | 'unreachable', reason: string, before: number | null): CheckReport {
+    const s = this.schedule.get(slot)!;
+    s.failures++;
+    s.nextAtMs = this.o.clock.now() + this.backoff(s.failures);
+    if (reason !== slot.lastError) {
+      const fields = { dataset: slot.id, outcome, reason, serving_generation: before };
+      if (outcome === 'missing') this.o.log.warn('dataset not loaded', fields);
+      else this.o.log.error(outcome === 'unreachable' ? 'snapshot source unreachable' : 'snapshot refused', fields);
+    }
+    slot.fail(outcome === 'missing' ? 'missing' : 'refused', reason);
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason };
+  }
+
+  private async fromCache(slot: DatasetSlot): Promise<void> {
+    const cache = this.o.cache;
+    if (cache === null) return;
+    const hit = await cache.load(slot.product.id, slot.dataset);
+    if (hit === null) return;
+    try {
+      const g = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
+      slot.swap(g);
+      // Still failing against the source: keep the reason visible in /admin/status.
+      slot.lastError = 'serving the local cache: the source is unreachable';
+      this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });
+    } catch (e) {
+      this.o.log.error('cached snapshot refused', { dataset: slot.id, reason: (e as Error).message });
+    }
+  }
+
+  private async warnAboutUnnamed(): Promise<void> {
+    try {
+      for (const ref of await this.o.source.listDatasets()) {
+        if (!isNamedDataset(ref.productId, ref.dataset)) {
+          this.o.log.warn('ignoring a dataset the API does not name', { dataset: `${ref.productId}/${ref.dataset}` });
+        }
+      }
+    } catch (e) {
+      this.o.log.warn('cannot list the snapshot source', { source: this.o.source.description, error: (e as Error).message });
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { KeyRegistry } from '../auth/key-registry.js';
+import type { KeysConfig } from '../auth/keys-file.js';
+import { RateLimiter } from '../auth/rate-limiter.js';
+import { listen } from '../http/uws-server.js';
+import type { AccessLog } from '../log/access-log.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { createAdminOps } from './admin.js';
+import { createApiHandler } from './api-handler.js';
+import { DatasetRegistry } from './dataset-registry.js';
+import { RequestIds } from './request-ids.js';
+import { SnapshotCache } from './snapshot-cache.js';
+import { SnapshotLoader } from './snapshot-loader.js';
+import { WorkerTableBuilder, inlineBuilder, type TableBuilder } from './table-builder.js';
+import { realTimers, type Timers } from './timers.js';
+
+export interface StartOptions {
+  readonly source: SnapshotSource;
+  readonly keys: KeysConfig;
+  readonly host: string;
+  /** 0 = an ephemeral port */
+  readonly port: number;
+  readonly clock?: Clock;
+  readonly timers?: Timers;
+  readonly log?: Logger;
+  readonly accessLog?: AccessLog | null;
+  /** bytes of superseded generations kept for live cursors */
+  readonly retainedBytes?: number;
+  /** manifest polling period; 0 = only POST /admin/refresh (default 60 s) */
+  readonly refreshIntervalMs?: number;
+  /** how long start-up retries an unreachable source (default 60 s) */
+  readonly startupTimeoutMs?: number;
+  /** local folder for verified copies of the last good snapshots */
+  readonly cacheDir?: string | null;
+  readonly backoffBaseMs?: number;
+  readonly backoffMaxMs?: number;
+  /** 'worker' (default): snapshots are decoded and indexed off the serving thread */
+  readonly build?: 'worker' | 'inline';
+}
+
+export interface RunningServer {
+  readonly port: number;
+  readonly registry: DatasetRegistry;
+  readonly loader: SnapshotLoader;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens at once (so /healthz answers and /readyz says 503 while loading), loads every
+ * named dataset, then resolves. Data requests before that answer 503 not_ready.
+ */
+export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? silentLogger;
+  const registry = new DatasetRegistry(opts.retainedBytes);
+  const keys = new KeyRegistry(opts.keys);
+  const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
+  const loader = new SnapshotLoader({
+    source: opts.source,
+    registry,
+    builder,
+    clock,
+    timers: opts.timers ?? realTimers,
+    log,
+    refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
+    startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
+    cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
+    ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
+    ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
+  });
+  const access = opts.accessLog ?? null;
+  const handler = createApiHandler({
+    registry,
+    keys,
+    limiter: new RateLimiter(keys, clock),
+    clock,
+    ids: new RequestIds(),
+    log,
+    admin: createAdminOps(registry, loader),
+    ...(access === null ? {} : { access: (r) => access.write(r) }),
+  });
+  const server = await listen(handler, {
+    host: opts.host,
+    port: opts.port,
+    onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),
+  });
+  log.info('listening', { host: opts.host, port: server.port, source: opts.source.description });
+  await loader.start();
+  log.info('ready', { datasets: registry.slots.filter((s) => s.state === 'loaded').length, of: registry.slots.length });
+  return {
+    port: server.port,
+    registry,
+    loader,
+    close: async () => {
+      loader.stop();
+      server.close();
+      await builder.close();
+      access?.flush();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { buildTable } from './build-table.js';
+import { decodeArrowSnapshot } from './decode-arrow.js';
+import type { Table } from './table.js';
+
+/** What a snapshot object must satisfy besides contract 6's column table. */
+export interface SnapshotExpectations {
+  /** for messages */
+  readonly object: string;
+  readonly sha256: string;
+  readonly rows: number;
+  /** columns that must be in the series key (the product's filters, contract 3) */
+  readonly filterColumns: readonly string[];
+  /** end of the product's vintage-floor day, µs */
+  readonly floorUs: number;
+}
+
+/**
+ * Snapshot bytes -> a serving table, or an Error saying why the snapshot is refused. Pure
+ * CPU work: runs on a worker thread when serving, inline in the CLI.
+ */
+export function snapshotToTable(bytes: Uint8Array, want: SnapshotExpectations): Table {
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (digest !== want.sha256) {
+    throw new Error(`sha256 mismatch for ${want.object}: manifest says ${want.sha256}, object is ${digest}`);
+  }
+  const decoded = decodeArrowSnapshot(bytes);
+  if (decoded.rows !== want.rows) throw new Error(`manifest says ${want.rows} rows, ${want.object} holds ${decoded.rows}`);
+  for (const f of want.filterColumns) {
+    if (!decoded.seriesKey.includes(f)) {
+      throw new Error(`filter column "${f}" is not in the series key ${JSON.stringify(decoded.seriesKey)}`);
+    }
+  }
+  return buildTable(decoded, want.floorUs);
+}

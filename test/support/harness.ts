@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalSource } from '../../loaders/local-source.js';
+import { buildKeysConfig } from '../../src/auth/keys-file.js';
+import { buildArrowSnapshot, type IpcFormat, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../../src/snapshot/write-generation.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
+import { ManualClock, type Clock } from '../../src/time/clock.js';
+
+/** A dataset to publish into the harness's source folder before the server starts. */
+export interface HarnessDataset {
+  readonly productId: string;
+  readonly dataset: string;
+  readonly spec: SnapshotSpec;
+  readonly generation?: number;
+  readonly format?: IpcFormat;
+}
+
+export const TEST_KEY = 'test-key-all-products';
+export const EU_KEY = 'test-key-eu-only';
+export const ADMIN_KEY = 'test-key-admin';
+
+/** Keys of every harness: one for all products, one for gbsi_eu and pemi only, one admin. */
+export function defaultKeysJson(extra: object[] = []): object {
+  return {
+    keys: [
+      { id: 'all', key: TEST_KEY, products: ['*'] },
+      { id: 'eu', key: EU_KEY, products: ['gbsi_eu', 'pemi'] },
+      { id: 'ops', key: ADMIN_KEY, products: ['*'], admin: true },
+      ...extra,
+    ],
+  };
+}
+
+export interface Harness {
+  readonly url: string;
+  readonly dir: string;
+  readonly source: LocalSource;
+  readonly server: RunningServer;
+  readonly clock: Clock;
+  get(path: string, key?: string | null, init?: RequestInit): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** parsed body (undefined when it is not JSON) */
+  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Publishes the datasets into a fresh temp folder and starts a real server on an ephemeral port. */
+export interface HarnessOptions {
+  readonly datasets: readonly HarnessDataset[];
+  readonly keys?: object;
+  readonly clock?: Clock;
+  /** runs after the datasets are written, before the server starts (e.g. to break a file) */
+  readonly prepare?: (dir: string) => Promise<void>;
+  /** anything else startServer takes (timers, refresh interval, build mode, cache dir...) */
+  readonly server?: Partial<StartOptions>;
+}
+
+export async function startHarness(opts: HarnessOptions): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'pitcache-test-'));
+  const source = new LocalSource(dir);
+  for (const d of opts.datasets) {
+    const bytes = buildArrowSnapshot(d.spec, d.format ?? 'file');
+    await writeGeneration(source, d, bytes, d.generation ?? 1, '2026-11-01T00:00:00Z');
+  }
+  await opts.prepare?.(dir);
+  const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 20, 12, 0, 0));
+  const server = await startServer({
+    source,
+    keys: buildKeysConfig(opts.keys ?? defaultKeysJson(), 'test keys'),
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+    // Worker threads cost a TypeScript boot per test file; tests of refresh opt in.
+    build: 'inline',
+    refreshIntervalMs: 0,
+    ...opts.server,
+  });
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    dir,
+    source,
+    server,
+    clock,
+    async get(path, key = TEST_KEY, init = {}) {
+      const headers: Record<string, string> = {};
+      if (key !== null) headers['x-api-key'] = key;
+      const res = await fetch(url + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      return { status: res.status, headers: res.headers, text, body };
+    },
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
