@@ -1,0 +1,53 @@
+/**
+ * Publishes one snapshot generation of a dataset (contract 6): the immutable Arrow object
+ * first, the manifest that points at it last, so a reader never follows a manifest to an
+ * object that is not there yet.
+ */
+import { createHash } from 'node:crypto';
+import { RecordBatchReader } from 'apache-arrow';
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { MANIFEST_FORMAT, manifestPath, manifestSchema, objectPath } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { parseRfc3339 } from '../time/instant.js';
+
+export interface GenerationRef {
+  readonly productId: string;
+  readonly dataset: string;
+}
+
+/** `snapshots/00000007.arrow`: the object name of a generation, relative to the dataset folder. */
+export function generationObjectName(generation: number): string {
+  return `snapshots/${String(generation).padStart(8, '0')}.arrow`;
+}
+
+export async function writeGeneration(
+  source: SnapshotSource,
+  ref: GenerationRef,
+  bytes: Uint8Array,
+  generation: number,
+  createdAt: string,
+): Promise<Manifest> {
+  if (parseRfc3339(createdAt) === null) throw new Error(`created_at must be an RFC 3339 timestamp, got ${JSON.stringify(createdAt)}`);
+  // Counting from the bytes (not trusting a caller's number) also proves they decode.
+  const rows = countArrowRows(bytes);
+  const manifest = manifestSchema.parse({
+    format: MANIFEST_FORMAT,
+    product_id: ref.productId,
+    dataset: ref.dataset,
+    generation,
+    object: generationObjectName(generation),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    rows,
+    created_at: createdAt,
+  });
+  await source.writeObject(objectPath(ref.productId, ref.dataset, manifest.object), bytes);
+  await source.writeObject(manifestPath(ref.productId, ref.dataset), new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n'));
+  return manifest;
+}
+
+/** Rows of an Arrow IPC file or stream, summed over its record batches. */
+export function countArrowRows(bytes: Uint8Array): number {
+  let rows = 0;
+  for (const batch of RecordBatchReader.from(bytes)) rows += batch.numRows;
+  return rows;
+}
