@@ -163,7 +163,13 @@ function decodeTimestamps(name: string, chunks: Data[], rows: number, unit: Time
   let at = 0;
   for (const d of chunks) {
     const v = d.values as BigInt64Array;
+    // A null slot holds whatever the writer left (pandas' NaT is -2^63): never range-check it.
+    const bm = d.nullCount > 0 ? d.nullBitmap : undefined;
     for (let i = 0; i < d.length; i++) {
+      if (bm !== undefined && ((bm[(d.offset + i) >> 3]! >> ((d.offset + i) & 7)) & 1) === 0) {
+        out[at + i] = 0;
+        continue;
+      }
       const us = Number(v[i]!) * scale;
       if (!(us > -SAFE_US && us < SAFE_US)) throw new Error(`column "${name}": timestamp out of range at row ${at + i}`);
       out[at + i] = us;
