@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PreconditionFailedError, type ConditionalRead, type DatasetRef, type SnapshotSource, type WriteCondition, type WriteResult } from './snapshot-source.js';
+import { ObjectMissingError, PreconditionFailedError, type ConditionalRead, type DatasetRef, type SnapshotSource, type WriteCondition, type WriteResult } from './snapshot-source.js';
 
 /** A snapshot source in a local folder (`file:///abs/dir` or a path). */
 export class LocalSource implements SnapshotSource {
@@ -39,7 +39,12 @@ export class LocalSource implements SnapshotSource {
   }
 
   async readObject(path: string): Promise<Uint8Array> {
-    return readFile(this.resolvePath(path));
+    try {
+      return await readFile(this.resolvePath(path));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ObjectMissingError(path);
+      throw e;
+    }
   }
 
   async writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult> {

@@ -28,7 +28,11 @@ export interface SnapshotSource {
    */
   readIfChanged(path: string, etag: string | null): Promise<ConditionalRead>;
 
-  /** Reads an immutable object whole. `sizeHint` lets an implementation preallocate. Throws when absent. */
+  /**
+   * Reads an immutable object whole. `sizeHint` lets an implementation preallocate.
+   * Throws ObjectMissingError when there is no such object, another Error when the source
+   * cannot answer.
+   */
   readObject(path: string, sizeHint?: number): Promise<Uint8Array>;
 
   /**
@@ -54,5 +58,14 @@ export class PreconditionFailedError extends Error {
   constructor(readonly path: string) {
     super(`${path} was changed by someone else (conditional write refused)`);
     this.name = 'PreconditionFailedError';
+  }
+}
+
+/** The object a manifest names is not there (a broken publication, not an outage). */
+export class ObjectMissingError extends Error {
+  readonly code = 'object_missing';
+  constructor(readonly path: string) {
+    super(`object ${path} is missing`);
+    this.name = 'ObjectMissingError';
   }
 }

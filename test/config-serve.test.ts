@@ -1,8 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { ServeConfig } from '../src/config/serve-config.js';
 import { parseServeConfig } from '../src/config/serve-config.js';
 
 const DATA = ['--source', 's3://bucket/prefix', '--keys', 'keys.json'];
+
+/** The options of the S3 source, refresh and workers at their defaults. */
+const SOURCE_DEFAULTS = {
+  s3: { forcePathStyle: false },
+  refreshIntervalMs: 60_000,
+  startupTimeoutMs: 60_000,
+  cacheDir: undefined,
+  workers: availableParallelism(),
+};
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
   const result = parseServeConfig(argv, env);
@@ -24,6 +34,7 @@ describe('parseServeConfig', () => {
       accessLog: true,
       logLevel: 'info',
       data: { mode: 'source', source: 's3://bucket/prefix', keys: 'keys.json' },
+      ...SOURCE_DEFAULTS,
     });
   });
 
@@ -38,6 +49,16 @@ describe('parseServeConfig', () => {
       '--no-access-log',
       '--log-level',
       'debug',
+      '--s3-endpoint',
+      'http://127.0.0.1:9000',
+      '--s3-force-path-style',
+      '--refresh-interval=0',
+      '--startup-timeout',
+      '5',
+      '--cache-dir',
+      '/var/cache/pitcache',
+      '--workers',
+      '3',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -45,6 +66,11 @@ describe('parseServeConfig', () => {
       accessLog: false,
       logLevel: 'debug',
       data: { mode: 'source', source: 'file:///srv/snaps', keys: '/etc/pitcache/keys.json' },
+      s3: { endpoint: 'http://127.0.0.1:9000', forcePathStyle: true },
+      refreshIntervalMs: 0,
+      startupTimeoutMs: 5_000,
+      cacheDir: '/var/cache/pitcache',
+      workers: 3,
     });
   });
 
@@ -56,6 +82,12 @@ describe('parseServeConfig', () => {
       PITCACHE_PORT: '65535',
       PITCACHE_ACCESS_LOG: '0',
       PITCACHE_LOG_LEVEL: 'error',
+      PITCACHE_S3_ENDPOINT: 'https://s3.internal.example',
+      PITCACHE_S3_FORCE_PATH_STYLE: 'true',
+      PITCACHE_REFRESH_INTERVAL: '300',
+      PITCACHE_STARTUP_TIMEOUT: '0',
+      PITCACHE_CACHE_DIR: 'cache',
+      PITCACHE_WORKERS: '1',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -63,6 +95,11 @@ describe('parseServeConfig', () => {
       accessLog: false,
       logLevel: 'error',
       data: { mode: 'source', source: 'snaps', keys: 'k.json' },
+      s3: { endpoint: 'https://s3.internal.example', forcePathStyle: true },
+      refreshIntervalMs: 300_000,
+      startupTimeoutMs: 0,
+      cacheDir: 'cache',
+      workers: 1,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });
@@ -104,6 +141,7 @@ describe('parseServeConfig', () => {
       accessLog: true,
       logLevel: 'info',
       data: { mode: 'demo', dir: '.demo-data' },
+      ...SOURCE_DEFAULTS,
     });
     expect(ok(['--demo', '--demo-dir', 'x/y']).data).toEqual({ mode: 'demo', dir: 'x/y' });
     expect(ok(['--no-demo', ...DATA]).data.mode).toBe('source');
@@ -144,6 +182,16 @@ describe('parseServeConfig', () => {
       { argv: [...DATA, '--no-host'], names: ['--no-host'] },
       { argv: [...DATA, '--no-demo=1'], names: ['--no-demo'] },
       { argv: [...DATA, '--help'], names: ['--help'] },
+      { argv: [...DATA, '--s3-endpoint', 'minio:9000'], names: ['--s3-endpoint'] },
+      { argv: [...DATA, '--s3-endpoint', 'ftp://minio'], names: ['--s3-endpoint'] },
+      { argv: DATA, env: { PITCACHE_S3_ENDPOINT: 'not a url' }, names: ['PITCACHE_S3_ENDPOINT', '--s3-endpoint'] },
+      { argv: [...DATA, '--s3-force-path-style=yes'], names: ['--s3-force-path-style'] },
+      { argv: [...DATA, '--refresh-interval', '-1'], names: ['--refresh-interval'] },
+      { argv: [...DATA, '--refresh-interval', '1.5'], names: ['--refresh-interval'] },
+      { argv: DATA, env: { PITCACHE_STARTUP_TIMEOUT: 'soon' }, names: ['PITCACHE_STARTUP_TIMEOUT', '--startup-timeout'] },
+      { argv: [...DATA, '--cache-dir='], names: ['--cache-dir'] },
+      { argv: [...DATA, '--workers', '0'], names: ['--workers'] },
+      { argv: DATA, env: { PITCACHE_WORKERS: 'all' }, names: ['PITCACHE_WORKERS', '--workers'] },
     ];
     for (const { argv, env, names } of cases) {
       const message = fail(argv, env);
@@ -160,6 +208,17 @@ describe('parseServeConfig', () => {
 
   it('refuses a positional argument', () => {
     expect(fail([...DATA, 'extra'])).toBe('unexpected argument "extra" (see pitcache serve --help)');
+  });
+
+  it('refuses credentials in the S3 endpoint: they come from the AWS chain', () => {
+    const message = fail([...DATA, '--s3-endpoint', 'http://AKIAEXAMPLE:secret@minio:9000']);
+    expect(message).toMatch(/^--s3-endpoint: must not contain credentials/);
+    expect(ok([...DATA, '--s3-endpoint', 'http://minio:9000']).s3).toEqual({ endpoint: 'http://minio:9000', forcePathStyle: false });
+  });
+
+  it('resolves --workers to the number of cores when not given', () => {
+    expect(ok(DATA).workers).toBe(availableParallelism());
+    expect(ok([...DATA, '--workers', '1024']).workers).toBe(1024);
   });
 
   it('shows the offending value and the accepted range for a bad port', () => {

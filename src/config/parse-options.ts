@@ -74,7 +74,9 @@ function where(spec: OptionSpec, origin: Origin): string {
 
 function shown(origin: Origin): string {
   if (origin.from === 'default') return '';
-  const text = origin.raw.length > MAX_SHOWN_VALUE ? origin.raw.slice(0, MAX_SHOWN_VALUE) + '...' : origin.raw;
+  // A URL's user:password part is a secret: never echo it.
+  const raw = origin.raw.replace(/\/\/[^/@\s]*@/g, '//***@');
+  const text = raw.length > MAX_SHOWN_VALUE ? raw.slice(0, MAX_SHOWN_VALUE) + '...' : raw;
   // JSON quoting keeps a value with a newline on the one line.
   return `, got ${JSON.stringify(text)}`;
 }

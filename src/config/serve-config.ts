@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
@@ -29,11 +30,46 @@ const serveOptions = z.object({
   demoDir: pathOption().default('.demo-data').describe('Folder the demo data set and keys are generated into (relative to the working directory).'),
   accessLog: booleanOption().default(true).describe('Write one JSON line per request (batched) to stderr.'),
   logLevel: enumOption(LOG_LEVELS).default('info').describe('Least severe level of the server log written to stderr.'),
-  // Room for later options; each is one field here and appears in --help and the README:
-  // s3Endpoint (--s3-endpoint), s3ForcePathStyle (--s3-force-path-style),
-  // refreshInterval (--refresh-interval), startupTimeout (--startup-timeout),
-  // cacheDir (--cache-dir), workers (--workers).
+  s3Endpoint: endpointOption()
+    .optional()
+    .describe('Endpoint URL of an S3-compatible store (MinIO, a local emulator), e.g. http://127.0.0.1:9000; unset for AWS S3. Credentials and region come from the standard AWS chain (env, profile, instance role); the region defaults to us-east-1.'),
+  s3ForcePathStyle: booleanOption()
+    .default(false)
+    .describe('Address the bucket in the path (http://host/bucket/key) instead of the host name, as most S3-compatible stores need.'),
+  refreshInterval: integerOption(0, 86_400)
+    .default(60)
+    .describe('Seconds between checks of every manifest for a new generation (a conditional read: no transfer when unchanged); 0 turns polling off.'),
+  startupTimeout: integerOption(0, 86_400)
+    .default(60)
+    .describe('Seconds start-up keeps retrying a source it cannot reach before giving up with an error; 0 tries once.'),
+  cacheDir: pathOption()
+    .optional()
+    .describe('Folder for verified copies of the last good snapshots: start-up serves them when the source is unreachable. Unset: no copies are kept.'),
+  workers: integerOption(1, 1024)
+    .optional()
+    .describe('Threads that answer requests, sharing one copy of the data; default: the number of CPU cores.'),
 });
+
+/**
+ * An http(s) URL without credentials: a secret in a flag would end up in `ps`, shell
+ * history and logs. The store's keys come from the AWS chain instead.
+ */
+function endpointOption(): z.ZodEffects<z.ZodString, string, string> {
+  return z.string({ required_error: 'is required' }).superRefine((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an http:// or https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an http:// or https:// URL' });
+    } else if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must not contain credentials; use the AWS chain (AWS_ACCESS_KEY_ID, a profile)' });
+    }
+  });
+}
 
 /** What is served: the demo, or a source with its keys file (both as the operator wrote them). */
 export type ServeData =
@@ -46,6 +82,15 @@ export interface ServeConfig {
   readonly accessLog: boolean;
   readonly logLevel: LogLevel;
   readonly data: ServeData;
+  /** How to reach an s3:// source or keys file (the shape openSource takes). */
+  readonly s3: { readonly endpoint?: string; readonly forcePathStyle: boolean };
+  /** 0: no polling. */
+  readonly refreshIntervalMs: number;
+  /** 0: one try. */
+  readonly startupTimeoutMs: number;
+  readonly cacheDir: string | undefined;
+  /** Resolved: the number of cores when not given. */
+  readonly workers: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -60,7 +105,18 @@ export const serveConfigSchema = serveOptions
       ? { mode: 'demo', dir: o.demoDir }
       : // Both present: the refinement above has run.
         { mode: 'source', source: o.source!, keys: o.keys! };
-    return { host: o.host, port: o.port, accessLog: o.accessLog, logLevel: o.logLevel, data };
+    return {
+      host: o.host,
+      port: o.port,
+      accessLog: o.accessLog,
+      logLevel: o.logLevel,
+      data,
+      s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle },
+      refreshIntervalMs: o.refreshInterval * 1000,
+      startupTimeoutMs: o.startupTimeout * 1000,
+      cacheDir: o.cacheDir,
+      workers: o.workers ?? availableParallelism(),
+    };
   });
 
 export const SERVE_OPTIONS: readonly OptionSpec[] = optionSpecs(serveOptions);

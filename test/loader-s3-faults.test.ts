@@ -1,0 +1,197 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { S3SourceError } from '../loaders/s3-errors.js';
+import { S3Source } from '../loaders/s3-source.js';
+import type { S3SourceOptions } from '../loaders/s3-source.js';
+import { systemTimers } from '../loaders/s3-watchdog.js';
+import type { Timers } from '../loaders/s3-watchdog.js';
+import { ObjectMissingError, PreconditionFailedError } from '../loaders/snapshot-source.js';
+import { patternBytes } from './support/loader-suite.js';
+import { startS3rver } from './support/s3rver.js';
+import type { TestS3 } from './support/s3rver.js';
+import { TcpFaultProxy } from './support/tcp-fault-proxy.js';
+
+/*
+ * Network faults between the S3 source and a real S3 server (s3rver), made by a real TCP
+ * proxy, met by the real SDK. Attempts are counted as connections through the proxy: the
+ * source drops a connection after every failed attempt, so none is reused.
+ */
+
+const STALL_MS = 300;
+const BIG = patternBytes(1024 * 1024, 7);
+const MANIFEST = patternBytes(256 * 1024, 9);
+
+let s3: TestS3;
+let proxy: TcpFaultProxy;
+let source: S3Source;
+
+beforeAll(async () => {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
+  s3 = await startS3rver();
+  proxy = await TcpFaultProxy.start(Number(new URL(s3.endpoint).port));
+  for (const [key, body] of [
+    ['faults/p/d/snapshots/big.arrow', BIG],
+    ['faults/p/d/manifest.json', MANIFEST],
+  ] as const) {
+    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
+  }
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await s3?.close();
+  vi.unstubAllEnvs();
+});
+
+function openThroughProxy(options: S3SourceOptions = {}): S3Source {
+  return new S3Source(`s3://${s3.bucket}/faults`, {
+    endpoint: proxy.endpoint,
+    forcePathStyle: true,
+    stallTimeoutMs: STALL_MS,
+    maxAttempts: 3,
+    retryBaseMs: 10,
+    retryMaxMs: 40,
+    ...options,
+  });
+}
+
+beforeEach(async () => {
+  await proxy.setMode({ kind: 'pass' });
+  proxy.resetStats();
+  source = openThroughProxy();
+});
+
+afterEach(() => {
+  source.close();
+});
+
+async function failure(promise: Promise<unknown>): Promise<S3SourceError> {
+  const e = await promise.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(S3SourceError);
+  const error = e as S3SourceError;
+  // Whatever went wrong, no credential reaches the message.
+  expect(error.message).not.toContain('S3RVER');
+  expect(error.message).not.toMatch(/Signature|Credential/);
+  return error;
+}
+
+describe('S3Source under network faults', () => {
+  it('aborts a download that stalls mid-body and retries it to completion', async () => {
+    await proxy.setMode({ kind: 'stall', afterBytes: 64 * 1024, connections: 1 });
+    const bytes = await source.readObject('p/d/snapshots/big.arrow', BIG.byteLength);
+    expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+    expect(proxy.stats.connections).toBe(2);
+  });
+
+  it('gives up on an endless stall after maxAttempts, naming the operation and the object', async () => {
+    await proxy.setMode({ kind: 'stall', afterBytes: 64 * 1024 });
+    const error = await failure(source.readObject('p/d/snapshots/big.arrow'));
+    expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/snapshots\/big\.arrow failed after 3 attempts: stalled/);
+    expect(error.attempts).toBe(3);
+    expect(proxy.stats.connections).toBe(3);
+  });
+
+  it('treats a server that never answers the request like a stall', async () => {
+    await proxy.setMode({ kind: 'stall', afterBytes: 0 });
+    const error = await failure(source.readIfChanged('p/d/manifest.json', null));
+    expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed after 3 attempts: /);
+    expect(error.reason).toBe(`stalled: no bytes received for ${STALL_MS} ms, request aborted`);
+    expect(proxy.stats.connections).toBe(3);
+  });
+
+  it('retries a connection reset mid-body', async () => {
+    await proxy.setMode({ kind: 'cut', afterBytes: 100 * 1024, connections: 2 });
+    const bytes = await source.readObject('p/d/snapshots/big.arrow');
+    expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+    expect(proxy.stats.connections).toBe(3);
+  });
+
+  it('fails with the operation named when every request gets a 500', async () => {
+    await proxy.setMode({ kind: 'http500' });
+    const read = await failure(source.readObject('p/d/snapshots/big.arrow'));
+    expect(read.message).toBe(
+      'S3 GetObject s3://snapshots/faults/p/d/snapshots/big.arrow failed after 3 attempts: InternalError, HTTP 500: Canned InternalError from the fault proxy.',
+    );
+    expect(read.httpStatus).toBe(500);
+    expect(proxy.stats.cannedErrors).toBe(3);
+
+    const list = await failure(source.listDatasets());
+    expect(list.message).toMatch(/^S3 ListObjectsV2 s3:\/\/snapshots\/faults\/ failed after 3 attempts: InternalError, HTTP 500/);
+
+    const write = await failure(source.writeObject('p/d/new.json', new TextEncoder().encode('{}')));
+    expect(write.message).toMatch(/^S3 PutObject s3:\/\/snapshots\/faults\/p\/d\/new\.json failed after 3 attempts: InternalError, HTTP 500/);
+  });
+
+  it('fails with an error naming the operation when the connection is refused', async () => {
+    await proxy.setMode({ kind: 'refuse' });
+    const error = await failure(source.readIfChanged('p/d/manifest.json', null));
+    expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed after 3 attempts: .*ECONNREFUSED/);
+    expect(error.code).toBe('ECONNREFUSED');
+    // The store comes back: the same source reads again.
+    await proxy.setMode({ kind: 'pass' });
+    expect((await source.readIfChanged('p/d/manifest.json', null)).status).toBe('ok');
+  });
+
+  it('backs off exponentially between attempts, capped at retryMaxMs', async () => {
+    // Real timers, recorded: every wait that is not the watchdog's is a backoff.
+    const waits: number[] = [];
+    const timers: Timers = {
+      ...systemTimers,
+      setTimeout: (fn, ms) => {
+        if (ms !== STALL_MS) waits.push(ms);
+        return systemTimers.setTimeout(fn, ms);
+      },
+    };
+    const patient = openThroughProxy({ maxAttempts: 5, retryBaseMs: 10, retryMaxMs: 40, timers, random: () => 0 });
+    try {
+      await proxy.setMode({ kind: 'refuse' });
+      const error = await failure(patient.readIfChanged('p/d/manifest.json', null));
+      expect(error.attempts).toBe(5);
+      // Half of each ceiling is fixed, half jitter (here 0): ceilings 10, 20, 40, 40.
+      expect(waits).toEqual([5, 10, 20, 20]);
+    } finally {
+      patient.close();
+    }
+  });
+
+  it('does not retry an answer: a missing object fails at once', async () => {
+    const error = await source.readObject('p/d/snapshots/absent.arrow').then(
+      () => expect.unreachable('the read should fail'),
+      (err: unknown) => err as Error,
+    );
+    expect(error).toBeInstanceOf(ObjectMissingError);
+    expect(error.message).toBe('object p/d/snapshots/absent.arrow is missing');
+    expect(proxy.stats.connections).toBe(1);
+  });
+
+  it('costs no body bytes when the manifest is unchanged (304)', async () => {
+    const first = await source.readIfChanged('p/d/manifest.json', null);
+    if (first.status !== 'ok') throw new Error(`expected ok, got ${first.status}`);
+    expect(proxy.stats.bytesToClient).toBeGreaterThan(MANIFEST.byteLength);
+
+    proxy.resetStats();
+    expect(await source.readIfChanged('p/d/manifest.json', first.etag)).toEqual({ status: 'unchanged' });
+    // Headers only: far less than the 256 KiB body.
+    expect(proxy.stats.bytesToClient).toBeGreaterThan(0);
+    expect(proxy.stats.bytesToClient).toBeLessThan(1024);
+  });
+
+  it("maps a store's 412 on a conditional put ('enforced' mode) to PreconditionFailedError", async () => {
+    const enforcing = openThroughProxy({ conditionalWrites: 'enforced' });
+    try {
+      await proxy.setMode({ kind: 'httpError', status: 412, code: 'PreconditionFailed' });
+      const write = enforcing.writeObject('p/d/manifest.json', new TextEncoder().encode('{}'), { ifNoneMatch: '*' });
+      await expect(write).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(write).rejects.toThrow(/^S3 PutObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json: changed by someone else/);
+      await expect(write).rejects.toMatchObject({ path: 'p/d/manifest.json' });
+      // An answer, not a fault: no retry.
+      expect(proxy.stats.cannedErrors).toBe(1);
+    } finally {
+      enforcing.close();
+    }
+  });
+});
