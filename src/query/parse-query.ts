@@ -37,7 +37,11 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   if (asOfText !== undefined) {
     const day = parseDate(asOfText);
     asOfUs = day !== null ? dayEndUs(day) : parseRfc3339(asOfText);
-    if (asOfUs === null) throw invalidParam('as_of', 'as_of must be a date YYYY-MM-DD or an RFC 3339 timestamp with Z or an offset');
+    if (asOfUs === null) {
+      // A raw '+' in a query string means a space: the usual way an offset gets lost.
+      const hint = asOfText.includes(' ') ? " (a '+' in a URL query reads as a space: encode the offset sign as %2B)" : '';
+      throw invalidParam('as_of', `as_of must be a date YYYY-MM-DD or an RFC 3339 timestamp with Z or an offset${hint}`);
+    }
   }
 
   const cursor = params.get('cursor') ?? null;

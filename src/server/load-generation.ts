@@ -1,4 +1,4 @@
-import type { DatasetRef, SnapshotSource } from '../../loaders/snapshot-source.js';
+import { ObjectMissingError, type DatasetRef, type SnapshotSource } from '../../loaders/snapshot-source.js';
 import { RowRenderer } from '../render/row-renderer.js';
 import { manifestPath, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
@@ -18,6 +18,7 @@ async function fromSource<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
+    if (e instanceof ObjectMissingError) throw e;
     throw new SourceUnavailableError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

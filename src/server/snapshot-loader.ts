@@ -1,4 +1,4 @@
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { ObjectMissingError, type SnapshotSource } from '../../loaders/snapshot-source.js';
 import { isNamedDataset } from '../catalog/products.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
@@ -160,8 +160,9 @@ export class SnapshotLoader {
       try {
         loaded = await loadGeneration(source, slot, m.manifest, clock, builder);
       } catch (e) {
-        // A refused object is not fetched again until its manifest changes.
-        if (!(e instanceof SourceUnavailableError)) s.etag = m.etag;
+        // A refused object is not fetched again until its manifest changes; a missing one
+        // may still appear (publishers write the object first), so it is retried.
+        if (!(e instanceof SourceUnavailableError) && !(e instanceof ObjectMissingError)) s.etag = m.etag;
         throw e;
       }
       slot.swap(loaded.generation);
