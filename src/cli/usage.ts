@@ -1,4 +1,6 @@
 import type { OptionRow, OptionSpec } from '../config/option-table.js';
+import { ASOF_OPTIONS } from '../config/asof-config.js';
+import { PUBLISH_OPTIONS } from '../config/publish-config.js';
 import { SERVE_OPTIONS } from '../config/serve-config.js';
 
 /**
@@ -23,6 +25,20 @@ export const COMMANDS: readonly CommandHelp[] = [
     about:
       'Serves GET /{product_id}/{dataset_name} over the Arrow snapshots found at --source, authenticating callers with the keys file --keys. Try it with --demo: no S3 and no other set-up.',
     options: SERVE_OPTIONS,
+  },
+  {
+    name: 'publish',
+    summary: 'Publish recomputed rows of a dataset as its next snapshot generation.',
+    about:
+      'Compares each input row with its key\'s current stored version and appends it only when a value differs (spec section 3); a publish that changes nothing writes nothing. The object is written first, then the manifest with a conditional write, so two publishers never silently overwrite each other. Prints one summary line.',
+    options: PUBLISH_OPTIONS,
+  },
+  {
+    name: 'asof',
+    summary: 'Rebuild an API answer from the stored files (the file channel).',
+    about:
+      'Answers the query the flags describe from the snapshot files of --source with the server\'s own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API\'s data arrays over its whole cursor chain.',
+    options: ASOF_OPTIONS,
   },
 ];
 

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { PRODUCTS, findProduct } from '../catalog/products.js';
+import type { OptionSpec } from './option-table.js';
+import { optionSpecs } from './option-table.js';
+import { booleanOption, enumOption, locationOption, pathOption, wordOption } from './option-types.js';
+import { parseOptions } from './parse-options.js';
+
+/** The options of `pitcache publish`; see option-table.ts for how flags, variables and help derive from them. */
+export const PRODUCT_IDS = PRODUCTS.map((p) => p.id) as [string, ...string[]];
+
+/** Options shared by the commands that read or write one dataset of a source. */
+export const datasetOptions = {
+  source: locationOption().describe('Where the snapshots are: s3://bucket/prefix, file:///abs/dir or a path (the same as pitcache serve --source).'),
+  product: enumOption(PRODUCT_IDS).describe('The product id of the dataset.'),
+  dataset: wordOption().describe('The dataset name, one the product names (spec 2.2), e.g. system_stress.'),
+  s3Endpoint: wordOption().optional().describe('Endpoint URL of an S3-compatible store (MinIO, a local emulator); unset for AWS S3.'),
+  s3ForcePathStyle: booleanOption().default(false).describe('Address the bucket in the path (http://host/bucket/key), as most S3-compatible stores need.'),
+};
+
+/** An issue for zod when the dataset is not one the product names. */
+export function datasetIssue(productId: string, dataset: string): string | null {
+  const product = findProduct(productId);
+  if (product === undefined || product.datasets.includes(dataset)) return null;
+  return `is not a dataset of ${productId} (its datasets: ${product.datasets.join(', ')})`;
+}
+
+const INPUT_FORMATS: ReadonlyArray<readonly [RegExp, 'arrow' | 'csv']> = [
+  [/\.csv$/i, 'csv'],
+  [/\.(arrow|arrows|ipc|feather)$/i, 'arrow'],
+];
+
+const COLUMN_LIST_RE = /^[^,\s]+(,[^,\s]+)*$/;
+
+const publishOptions = z.object({
+  ...datasetOptions,
+  input: pathOption().describe(
+    'The recomputed rows: an Arrow IPC file (.arrow, .arrows, .ipc, .feather) or a CSV file with a header row (.csv), with the columns of the dataset.',
+  ),
+  rebuild: booleanOption()
+    .default(false)
+    .describe('A full rebuild (PIT-3): rewrite str_ingested_at of the current version of every input key whose values are unchanged to the publish time, in place.'),
+  replace: booleanOption()
+    .default(false)
+    .describe(
+      'Publish the input rows as they are, every version they hold, as the whole new generation. Roll back with --replace --input <an older snapshots/NNNNNNNN.arrow of the dataset>.',
+    ),
+  seriesKey: z
+    .string()
+    .regex(COLUMN_LIST_RE, 'must be column names separated by commas')
+    .optional()
+    .describe('Series-key columns of a first publish (e.g. country or geography,region_type). Default: the input Arrow file\'s, else none.'),
+  s3EmulateConditions: booleanOption()
+    .default(false)
+    .describe(
+      'For an S3-compatible store that ignores If-Match/If-None-Match on PUT (s3rver, older MinIO): compare etags just before each write instead. That narrows a race between publishers, it does not close it.',
+    ),
+});
+
+export interface PublishConfig {
+  readonly source: string;
+  readonly productId: string;
+  readonly dataset: string;
+  readonly input: { readonly path: string; readonly format: 'arrow' | 'csv' };
+  readonly rebuild: boolean;
+  readonly replace: boolean;
+  readonly seriesKey: readonly string[] | null;
+  readonly s3: { readonly endpoint?: string; readonly forcePathStyle: boolean; readonly conditionalWrites: 'enforced' | 'unsupported' };
+}
+
+export const publishConfigSchema = publishOptions
+  .superRefine((o, ctx) => {
+    const bad = datasetIssue(o.product, o.dataset);
+    if (bad !== null) ctx.addIssue({ code: 'custom', path: ['dataset'], message: bad });
+    if (!INPUT_FORMATS.some(([re]) => re.test(o.input))) {
+      ctx.addIssue({ code: 'custom', path: ['input'], message: 'must name a .arrow (or .arrows, .ipc, .feather) or a .csv file' });
+    }
+    if (o.rebuild && o.replace) ctx.addIssue({ code: 'custom', path: ['rebuild'], message: 'cannot be combined with --replace' });
+    if (o.seriesKey !== undefined && new Set(o.seriesKey.split(',')).size !== o.seriesKey.split(',').length) {
+      ctx.addIssue({ code: 'custom', path: ['seriesKey'], message: 'names a column twice' });
+    }
+  })
+  .transform(
+    (o): PublishConfig => ({
+      source: o.source,
+      productId: o.product,
+      dataset: o.dataset,
+      input: { path: o.input, format: INPUT_FORMATS.find(([re]) => re.test(o.input))![1] },
+      rebuild: o.rebuild,
+      replace: o.replace,
+      seriesKey: o.seriesKey === undefined ? null : o.seriesKey.split(','),
+      s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle, conditionalWrites: o.s3EmulateConditions ? 'unsupported' : 'enforced' },
+    }),
+  );
+
+export const PUBLISH_OPTIONS: readonly OptionSpec[] = optionSpecs(publishOptions);
+
+/** Reads the config of `pitcache publish` from its arguments (after the word) and the environment. */
+export function parsePublishConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { ok: true; config: PublishConfig } | { ok: false; message: string } {
+  const result = parseOptions({ command: 'publish', specs: PUBLISH_OPTIONS, schema: publishConfigSchema }, argv, env);
+  if (!result.ok) return result;
+  const extra = result.positionals[0];
+  if (extra !== undefined) return { ok: false, message: `unexpected argument ${JSON.stringify(extra)} (see pitcache publish --help)` };
+  return { ok: true, config: result.config };
+}

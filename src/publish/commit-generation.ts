@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { PreconditionFailedError, type SnapshotSource } from '../../loaders/snapshot-source.js';
+import { MANIFEST_FORMAT, manifestPath, manifestSchema, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
+import { generationObjectName } from '../snapshot/write-generation.js';
+
+/**
+ * Writes one generation so that two publishers can never silently overwrite each other:
+ * 1. the immutable object, only if no object of that name exists (a retry of the very same
+ *    bytes is fine);
+ * 2. the manifest, only if it is still the one read at the start (`ifMatch` its etag, or
+ *    `ifNoneMatch: '*'` when there was none). A store that does not enforce conditions
+ *    (some S3-compatible ones) gets a re-read of the manifest right before and right after
+ *    the write: that narrows the race to the write itself and reports a lost one loudly.
+ */
+export interface CommitRequest {
+  readonly productId: string;
+  readonly dataset: string;
+  readonly bytes: Uint8Array;
+  readonly rows: number;
+  readonly generation: number;
+  /** RFC 3339 */
+  readonly createdAt: string;
+  /** etag of the manifest read at the start; null when there was none */
+  readonly expectedEtag: string | null;
+  /** runs right before the manifest is written (tests race a second publisher here) */
+  readonly beforeManifestWrite?: () => Promise<void>;
+}
+
+export interface CommitResult {
+  readonly manifest: Manifest;
+  /** false when the store did not enforce the conditional manifest write (it was checked after) */
+  readonly enforced: boolean;
+}
+
+/** Someone else published (or is publishing) this dataset: nothing of ours is served. */
+export class PublishConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PublishConflictError';
+  }
+}
+
+export async function commitGeneration(source: SnapshotSource, req: CommitRequest): Promise<CommitResult> {
+  const manifest = manifestSchema.parse({
+    format: MANIFEST_FORMAT,
+    product_id: req.productId,
+    dataset: req.dataset,
+    generation: req.generation,
+    object: generationObjectName(req.generation),
+    sha256: createHash('sha256').update(req.bytes).digest('hex'),
+    rows: req.rows,
+    created_at: req.createdAt,
+  });
+  const objPath = objectPath(req.productId, req.dataset, manifest.object);
+  const mPath = manifestPath(req.productId, req.dataset);
+
+  try {
+    await source.writeObject(objPath, req.bytes, { ifNoneMatch: '*' });
+  } catch (e) {
+    if (!(e instanceof PreconditionFailedError)) throw e;
+    // Another writer may hold the object mid-write: unreadable counts as "other content".
+    const existing = await source.readObject(objPath).catch(() => null);
+    if (existing === null || createHash('sha256').update(existing).digest('hex') !== manifest.sha256) {
+      throw new PublishConflictError(
+        `${objPath} already exists with other content: another publish of generation ${req.generation} is under way, or one failed before writing its manifest (remove that object if no publish is running)`,
+      );
+    }
+  }
+
+  await expectManifest(source, mPath, req.expectedEtag);
+  await req.beforeManifestWrite?.();
+  const text = new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n');
+  let enforced: boolean;
+  try {
+    const condition = req.expectedEtag === null ? ({ ifNoneMatch: '*' } as const) : { ifMatch: req.expectedEtag };
+    enforced = (await source.writeObject(mPath, text, condition)).enforced;
+  } catch (e) {
+    if (e instanceof PreconditionFailedError) throw changedSinceRead(mPath);
+    throw e;
+  }
+  if (!enforced) {
+    const after = await source.readIfChanged(mPath, null);
+    const now = after.status === 'ok' ? parseManifest(after.bytes) : null;
+    if (now === null || now.generation !== manifest.generation || now.sha256 !== manifest.sha256 || now.object !== manifest.object) {
+      throw new PublishConflictError(
+        `${mPath} was overwritten by another publisher right after ours (the store does not enforce conditional writes): it now names generation ${now?.generation ?? 'none'}; check the dataset and publish again`,
+      );
+    }
+  }
+  return { manifest, enforced };
+}
+
+async function expectManifest(source: SnapshotSource, path: string, etag: string | null): Promise<void> {
+  const r = await source.readIfChanged(path, etag);
+  const same = etag === null ? r.status === 'missing' : r.status === 'unchanged';
+  if (!same) throw changedSinceRead(path);
+}
+
+function changedSinceRead(path: string): PublishConflictError {
+  return new PublishConflictError(`${path} changed since this publish read it (another publisher?): nothing was published; run it again`);
+}
