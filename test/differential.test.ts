@@ -31,10 +31,17 @@ const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFo
 
 const snaps = TARGETS.map((t, i) => ({ ...t, snap: generateSnapshot((BASE_SEED + i * 7919) >>> 0, t.productId, t.dataset) }));
 
-describe(`differential against the reference model (base seed ${BASE_SEED})`, () => {
+// One serving thread, and two serving threads over shared memory: the same answers.
+describe.each([1, 2])(`differential against the reference model (base seed ${BASE_SEED}), %i serving thread(s)`, (workers) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.snap.spec, format: s.format })) });
+    agent.destroy();
+    agent = new Agent({ keepAlive: workers === 1, maxSockets: 1 });
+    threadPrefixes.clear();
+    h = await startHarness({
+      datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.snap.spec, format: s.format })),
+      server: { workers, build: workers > 1 ? 'worker' : 'inline' },
+    });
     // A refused snapshot would fail every query with the same 503: say why once, up front.
     const ready = await h.get('/readyz', null);
     const refused = (ready.body?.datasets ?? []).filter((d: { error: unknown }) => d.error !== null);
@@ -68,6 +75,10 @@ describe(`differential against the reference model (base seed ${BASE_SEED})`, ()
       expect(rows).toBeGreaterThan(0);
     });
   }
+
+  it(`every serving thread answered (${workers})`, () => {
+    expect(threadPrefixes.size).toBe(workers);
+  });
 });
 
 async function expect400(h: Harness, snap: GeneratedSnapshot, query: string): Promise<string | null> {
@@ -76,8 +87,11 @@ async function expect400(h: Harness, snap: GeneratedSnapshot, query: string): Pr
 }
 
 // fetch (undici) costs ~1.5 ms a request here, several times the server's own time;
-// thousands of requests go through a keep-alive node:http agent instead.
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+// thousands of requests go through a node:http agent instead. With one serving thread the
+// connection is kept alive; with two, every request opens a connection so the kernel spreads
+// them over both threads (each thread's record ids carry their own prefix: both are seen).
+let agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const threadPrefixes = new Set<string>();
 
 interface JsonReply {
   readonly status: number;
@@ -88,6 +102,8 @@ interface JsonReply {
 function getJson(h: Harness, path: string): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
     const req = request(h.url + path, { agent, headers: { 'x-api-key': TEST_KEY } }, (res) => {
+      const id = res.headers['x-request-id'];
+      if (typeof id === 'string') threadPrefixes.add(id.slice(0, 12));
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -1,5 +1,5 @@
 import type { Clock } from '../time/clock.js';
-import { allocF64 } from '../store/shared-memory.js';
+import { allocF64, allocI32 } from '../store/shared-memory.js';
 import type { KeysConfig, RateLimit } from './keys-file.js';
 import { KeyRegistry } from './key-registry.js';
 
@@ -23,6 +23,8 @@ export interface RateLimiterState {
   readonly tokens: Float64Array;
   /** Clock time (ms) of the last refill per key index. */
   readonly refilledAt: Float64Array;
+  /** One spin lock per key index (0 free, 1 held): serving threads share buckets. */
+  readonly locks: Int32Array;
 }
 
 const UNLIMITED: Readonly<RateDecision> = Object.freeze({
@@ -45,10 +47,10 @@ const EPS = 1e-9;
  * `take` returns one decision object that the next `take` overwrites: read it (or build the
  * headers) before taking again. Unlimited keys get a shared frozen decision.
  *
- * Thread sharing: `state` can be handed to another limiter over the same config. The
- * read-modify-write of a bucket is not atomic, so concurrent threads on one key may let a
- * few extra requests through; serialising per key (Atomics lock or key-sharded threads) is
- * the next step if that matters.
+ * Thread sharing: `state` can be handed to another limiter over the same config (one per
+ * serving thread). Each bucket's read-modify-write runs under a per-key spin lock: the
+ * critical section is a few arithmetic operations, so a lock is cheaper than a round trip
+ * to a coordinating thread, and a key's limit holds across threads.
  */
 export class RateLimiter {
   readonly state: RateLimiterState;
@@ -71,12 +73,12 @@ export class RateLimiter {
     const limits: Array<RateLimit | null> =
       keys instanceof KeyRegistry ? Array.from({ length: keys.size }, (_, i) => keys.rateLimit(i)) : keys.keys.map((k) => k.rateLimit);
     const n = limits.length;
-    if (shared !== undefined && (shared.tokens.length !== n || shared.refilledAt.length !== n)) {
+    if (shared !== undefined && (shared.tokens.length !== n || shared.refilledAt.length !== n || shared.locks.length !== n)) {
       throw new Error(`shared rate-limit state is for ${shared.tokens.length} keys, not ${n}`);
     }
     this.perMs = new Float64Array(n);
     this.burst = new Float64Array(n);
-    this.state = shared ?? { tokens: allocF64(n), refilledAt: allocF64(n) };
+    this.state = shared ?? { tokens: allocF64(n), refilledAt: allocF64(n), locks: allocI32(n) };
     const now = clock.now();
     limits.forEach((rl, i) => {
       if (rl === null) return;
@@ -94,7 +96,8 @@ export class RateLimiter {
     const perMs = this.perMs[i]!;
     if (!(perMs > 0)) return UNLIMITED;
     const burst = this.burst[i]!;
-    const { tokens: tokensArr, refilledAt } = this.state;
+    const { tokens: tokensArr, refilledAt, locks } = this.state;
+    while (Atomics.compareExchange(locks, i, 0, 1) !== 0);
     const now = this.clock.now();
     let tokens = tokensArr[i]!;
     const last = refilledAt[i]!;
@@ -113,6 +116,7 @@ export class RateLimiter {
       d.retryAfterSeconds = Math.max(1, ceilSeconds((1 - tokens) / perMs / 1000));
     }
     tokensArr[i] = tokens;
+    Atomics.store(locks, i, 0);
     d.limit = burst;
     d.remaining = Math.floor(tokens + EPS);
     d.resetSeconds = ceilSeconds((burst - tokens) / perMs / 1000);

@@ -71,7 +71,7 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
     asOfUs ?? '',
     ...filters.map((f) => `${f.column}=${f.values.join('\u0000')}`),
   ].join('\u0001');
-  return { latest, dateFrom, dateTo, limit, asOfUs, filters, cursor, fingerprint: fnv1a(canonical) };
+  return { latest, dateFrom, dateTo, limit, asOfUs, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
 }
 
 function splitQuery(raw: string, product: ProductSpec): Map<string, string> {

@@ -18,7 +18,9 @@ export interface Query {
   readonly filters: readonly FilterClause[];
   /** the raw cursor token, decoded against a generation later */
   readonly cursor: string | null;
-  /** hash of the dataset and every parameter but `cursor`: a cursor only fits the query it came from */
+  /** the dataset and every parameter but `cursor`, normalised: equal for equivalent queries */
+  readonly canonical: string;
+  /** hash of `canonical`: a cursor only fits the query it came from */
   readonly fingerprint: number;
 }
 

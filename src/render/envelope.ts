@@ -16,7 +16,7 @@ export interface EnvelopeMeta {
   /** a JSON number when finite, else null */
   dataAgeHours: number | null;
   /** extra metadata fields, appended after the spec's (generation, applied floor, as_of...) */
-  extensions: ReadonlyArray<readonly [string, string | number | null]>;
+  extensions: ReadonlyArray<readonly [string, string | number | boolean | null]>;
 }
 
 /**
@@ -24,6 +24,19 @@ export interface EnvelopeMeta {
  * next_cursor (only when has_more), data (by the callback), metadata. Field order is fixed.
  */
 export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (out: ByteWriter) => void): void {
+  writeEnvelopeHead(out, meta, writeData);
+  writeEnvelopeMetadata(out, meta);
+}
+
+/**
+ * Everything before `metadata`: the part that depends only on (generation, query), which
+ * the response cache keeps.
+ */
+export function writeEnvelopeHead(
+  out: ByteWriter,
+  meta: Pick<EnvelopeMeta, 'productId' | 'count' | 'hasMore' | 'nextCursor'>,
+  writeData: (out: ByteWriter) => void,
+): void {
   out.ascii('{"product_id":');
   writeJsonString(out, meta.productId);
   out.ascii(',"count":');
@@ -36,7 +49,10 @@ export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (o
   }
   out.ascii(',"data":');
   writeData(out);
+}
 
+/** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age). */
+export function writeEnvelopeMetadata(out: ByteWriter, meta: Omit<EnvelopeMeta, 'productId' | 'count' | 'hasMore' | 'nextCursor'>): void {
   out.ascii(',"metadata":{"retrieved_at":');
   out.ensure(MAX_TIMESTAMP_BYTES);
   out.pos = putIsoMillisQuoted(out.buf, out.pos, meta.retrievedAtUs);
@@ -59,6 +75,7 @@ export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (o
     writeJsonString(out, key);
     out.byte(0x3a);
     if (value === null) out.null();
+    else if (typeof value === 'boolean') out.ascii(value ? 'true' : 'false');
     else if (typeof value === 'string') writeJsonString(out, value);
     else out.float(value);
   }

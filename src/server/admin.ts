@@ -4,7 +4,8 @@ import type { CheckReport, SnapshotLoader } from './snapshot-loader.js';
 /** Bodies of the operational endpoints (admin keys only). Cold paths: JSON.stringify is fine. */
 export interface AdminOps {
   refresh(): Promise<Uint8Array>;
-  status(): Uint8Array;
+  /** async: a serving thread asks the loading thread, which owns the loader */
+  status(): Promise<Uint8Array>;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -26,7 +27,7 @@ export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader
         }),
       );
     },
-    status() {
+    async status() {
       return Buffer.from(
         JSON.stringify({
           ready: registry.ready,

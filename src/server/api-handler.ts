@@ -5,15 +5,10 @@ import { ApiError } from '../errors.js';
 import type { HttpRequest, HttpResponse, Handler } from '../http/types.js';
 import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
-import { decodeCursor, encodeCursor } from '../query/cursor.js';
-import { parseQuery } from '../query/parse-query.js';
-import { resolvePage, type Resume } from '../query/resolve.js';
-import { ByteWriter } from '../render/byte-writer.js';
-import { writeEnvelope } from '../render/envelope.js';
 import { renderError } from '../render/error-body.js';
 import type { Clock } from '../time/clock.js';
-import { formatIsoMicros } from '../time/instant.js';
 import type { AdminOps } from './admin.js';
+import { createDataEndpoint } from './data-endpoint.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { RequestIds } from './request-ids.js';
@@ -28,6 +23,8 @@ export interface ApiDeps {
   readonly log: Logger;
   /** the operational endpoints; absent = they answer 404 */
   readonly admin?: AdminOps;
+  /** bytes of rendered bodies kept for repeated queries; 0 or absent = no cache */
+  readonly responseCacheBytes?: number;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
 }
@@ -43,8 +40,8 @@ const NO_HEADERS: Headers = [];
  * generation a request reads cannot change under it.
  */
 export function createApiHandler(deps: ApiDeps): Handler {
-  const out = new ByteWriter(256 * 1024);
   const { registry, keys, limiter, clock, ids, log } = deps;
+  const serveData = createDataEndpoint(registry, clock, deps.responseCacheBytes ?? 0);
 
   const answer = (req: HttpRequest, res: HttpResponse, keyId: string | null, startedMs: number): HttpResponse => {
     deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs: clock.now() - startedMs });
@@ -109,14 +106,14 @@ export function createApiHandler(deps: ApiDeps): Handler {
     const method = req.path === '/admin/status' ? 'GET' : req.path === '/admin/refresh' ? 'POST' : null;
     if (admin === undefined || method === null) throw new ApiError('not_found', 'no such product or dataset');
     if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
-      headers = [...headers, ['Allow', method === 'GET' ? 'GET, HEAD' : 'POST']];
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed; use ${method}`);
+      // Answered here, not thrown: the caller's catch would answer with its own headers, without Allow.
+      const allow: Headers = [...headers, ['Allow', method === 'GET' ? 'GET, HEAD' : 'POST']];
+      return answer(req, fail(new ApiError('method_not_allowed', `${req.method} is not allowed; use ${method}`), recordId, allow), keyId, startedMs);
     }
     if (!keys.isAdmin(keyIndex)) throw new ApiError('forbidden', 'this key may not call operational endpoints');
     const ok = (body: Uint8Array): HttpResponse => answer(req, { status: 200, headers, contentType: JSON_TYPE, requestId: recordId, body }, keyId, startedMs);
-    if (method === 'GET') return ok(admin.status());
-    return admin.refresh().then(ok, (e: unknown) => {
-      log.error('admin refresh failed', { record_id: recordId, error: String(e) });
+    return (method === 'GET' ? admin.status() : admin.refresh()).then(ok, (e: unknown) => {
+      log.error('admin request failed', { record_id: recordId, path: req.path, error: String(e) });
       return answer(req, fail(new ApiError('internal_error', 'internal server error'), recordId, headers), keyId, startedMs);
     });
   }
@@ -129,56 +126,5 @@ export function createApiHandler(deps: ApiDeps): Handler {
       if (slot !== undefined) return slot;
     }
     throw new ApiError('not_found', 'no such product or dataset');
-  }
-
-  function serveData(slot: DatasetSlot, rawQuery: string, recordId: string): Uint8Array {
-    const query = parseQuery(rawQuery, slot.product, slot.dataset);
-    let gen = slot.current;
-    if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly');
-    if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded${slot.lastError === null ? '' : ': its snapshot was refused'}`);
-    let resume: Resume = null;
-    if (query.cursor !== null) {
-      const c = decodeCursor(query.cursor);
-      if (c === null || c.fingerprint !== query.fingerprint) {
-        throw new ApiError('invalid_cursor', 'cursor is malformed or belongs to a different query', 'cursor');
-      }
-      gen = slot.find(c.generation);
-      if (gen === null) throw new ApiError('cursor_expired', 'the snapshot generation of this cursor is no longer served; start the query again', 'cursor');
-      resume = c;
-    }
-
-    const table = gen.table;
-    const page = resolvePage(table, query, resume);
-    const t = query.asOfUs ?? Infinity;
-    const nowUs = clock.now() * 1000;
-    const maxObserved = table.maxObservedByThr.query(t);
-    const refUs = query.asOfUs ?? nowUs;
-    const generation = gen.number;
-    const next = page.next === null ? null : encodeCursor({ generation, fingerprint: query.fingerprint, total: page.total, ...page.next });
-
-    out.reset();
-    const renderer = gen.renderer;
-    writeEnvelope(
-      out,
-      {
-        productId: slot.product.id,
-        count: page.count,
-        hasMore: next !== null,
-        nextCursor: next,
-        retrievedAtUs: nowUs,
-        totalCount: page.total,
-        recordId,
-        dataLatestDate: table.latestDateByThr.query(t),
-        dataAgeHours: maxObserved === null ? null : (refUs - maxObserved) / 3_600_000_000,
-        extensions: [
-          ['generation', generation],
-          ['as_of', query.asOfUs === null ? null : formatIsoMicros(query.asOfUs)],
-          ['vintage_floor', slot.product.floor],
-          ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs ? 'true' : 'false'],
-        ],
-      },
-      (w) => renderer.writeRows(w, page.rows, page.count),
-    );
-    return out.view();
   }
 }

@@ -23,6 +23,8 @@ export interface LoaderOptions {
   readonly cache: SnapshotCache | null;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
+  /** told after every check of a dataset (serving threads mirror the slots) */
+  readonly onChange?: (slot: DatasetSlot) => void;
 }
 
 export type Outcome = 'unchanged' | 'loaded' | 'missing' | 'refused' | 'unreachable';
@@ -137,8 +139,14 @@ export class SnapshotLoader {
     return Math.min(this.maxMs, this.baseMs * 2 ** Math.max(0, failures - 1));
   }
 
-  /** One conditional check of one dataset; never throws. */
   private async check(slot: DatasetSlot): Promise<CheckReport> {
+    const report = await this.checkOnce(slot);
+    this.o.onChange?.(slot);
+    return report;
+  }
+
+  /** One conditional check of one dataset; never throws. */
+  private async checkOnce(slot: DatasetSlot): Promise<CheckReport> {
     const { source, clock, builder } = this.o;
     const s = this.schedule.get(slot)!;
     const before = slot.current?.number ?? null;
@@ -210,6 +218,7 @@ export class SnapshotLoader {
       // Still failing against the source: keep the reason visible in /admin/status.
       slot.lastError = 'serving the local cache: the source is unreachable';
       this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });
+      this.o.onChange?.(slot);
     } catch (e) {
       this.o.log.error('cached snapshot refused', { dataset: slot.id, reason: (e as Error).message });
     }

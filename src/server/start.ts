@@ -4,12 +4,14 @@ import type { KeysConfig } from '../auth/keys-file.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { listen } from '../http/uws-server.js';
 import type { AccessLog } from '../log/access-log.js';
-import { silentLogger, type Logger } from '../log/logger.js';
+import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
+import type { DatasetSlot } from './dataset-slot.js';
 import { RequestIds } from './request-ids.js';
+import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
 import { WorkerTableBuilder, inlineBuilder, type TableBuilder } from './table-builder.js';
@@ -37,6 +39,12 @@ export interface StartOptions {
   readonly backoffMaxMs?: number;
   /** 'worker' (default): snapshots are decoded and indexed off the serving thread */
   readonly build?: 'worker' | 'inline';
+  /** serving threads; 1 (default) serves on this thread */
+  readonly workers?: number;
+  /** log level of serving threads (they cannot share this thread's logger object); null = silent */
+  readonly logLevel?: LogLevel | null;
+  /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
+  readonly responseCacheBytes?: number;
 }
 
 export interface RunningServer {
@@ -56,7 +64,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const registry = new DatasetRegistry(opts.retainedBytes);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
+  // Serving threads (if any) mirror every check; they exist only after the loader does.
+  let onChange: (slot: DatasetSlot) => void = () => {};
+  let onReady: () => void = () => {};
   const loader = new SnapshotLoader({
+    onChange: (slot) => onChange(slot),
     source: opts.source,
     registry,
     builder,
@@ -70,23 +82,52 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
   const access = opts.accessLog ?? null;
-  const handler = createApiHandler({
-    registry,
-    keys,
-    limiter: new RateLimiter(keys, clock),
-    clock,
-    ids: new RequestIds(),
-    log,
-    admin: createAdminOps(registry, loader),
-    ...(access === null ? {} : { access: (r) => access.write(r) }),
-  });
-  const server = await listen(handler, {
-    host: opts.host,
-    port: opts.port,
-    onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),
-  });
+  const admin = createAdminOps(registry, loader);
+  const limiter = new RateLimiter(keys, clock);
+  const responseCacheBytes = opts.responseCacheBytes ?? 0;
+  const workers = opts.workers ?? 1;
+  let server: { port: number; close(): void | Promise<void> };
+  if (workers > 1) {
+    const { pool, port } = await ServingPool.start(
+      workers,
+      {
+        host: opts.host,
+        port: opts.port,
+        keys: opts.keys,
+        limiter: limiter.state,
+        clock: clock.shared,
+        retainedBytes: opts.retainedBytes,
+        accessLog: access !== null,
+        logLevel: opts.logLevel ?? null,
+        responseCacheBytes,
+      },
+      admin,
+      log,
+    );
+    onChange = (slot) => pool.update(slot);
+    onReady = () => pool.setReady();
+    server = { port, close: () => pool.close() };
+  } else {
+    const handler = createApiHandler({
+      registry,
+      keys,
+      limiter,
+      clock,
+      ids: new RequestIds(),
+      log,
+      admin,
+      responseCacheBytes,
+      ...(access === null ? {} : { access: (r) => access.write(r) }),
+    });
+    server = await listen(handler, {
+      host: opts.host,
+      port: opts.port,
+      onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),
+    });
+  }
   log.info('listening', { host: opts.host, port: server.port, source: opts.source.description });
   await loader.start();
+  onReady();
   log.info('ready', { datasets: registry.slots.filter((s) => s.state === 'loaded').length, of: registry.slots.length });
   return {
     port: server.port,
@@ -94,7 +135,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     loader,
     close: async () => {
       loader.stop();
-      server.close();
+      await server.close();
       await builder.close();
       access?.flush();
     },

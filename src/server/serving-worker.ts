@@ -1,0 +1,104 @@
+import { parentPort } from 'node:worker_threads';
+import { KeyRegistry } from '../auth/key-registry.js';
+import { RateLimiter } from '../auth/rate-limiter.js';
+import { listen, type UwsServer } from '../http/uws-server.js';
+import { AccessLog } from '../log/access-log.js';
+import { createLogger, silentLogger } from '../log/logger.js';
+import { RowRenderer } from '../render/row-renderer.js';
+import { tableFromTransfer } from '../store/table-transfer.js';
+import { clockFromShared } from '../time/clock.js';
+import type { AdminOps } from './admin.js';
+import { createApiHandler } from './api-handler.js';
+import { DatasetRegistry } from './dataset-registry.js';
+import { RequestIds } from './request-ids.js';
+import type { FromServing, ToServing } from './serving-messages.js';
+
+/**
+ * A serving thread: its own uWS app on the shared port (the kernel spreads connections
+ * over the threads) and its own handler over generations that the loading thread built.
+ * Tables arrive on shared memory, so N threads hold one copy of the data.
+ */
+const port = parentPort!;
+const send = (m: FromServing): void => port.postMessage(m);
+
+let registry: DatasetRegistry | null = null;
+let server: UwsServer | null = null;
+let accessLog: AccessLog | null = null;
+const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
+let nextId = 0;
+
+const admin: AdminOps = {
+  refresh: () => ask('refresh'),
+  status: () => ask('status'),
+};
+
+function ask(op: 'refresh' | 'status'): Promise<Uint8Array> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    send({ type: 'admin', id, op });
+  });
+}
+
+port.on('message', (m: ToServing) => {
+  switch (m.type) {
+    case 'init': {
+      registry = new DatasetRegistry(m.retainedBytes);
+      const clock = clockFromShared(m.clock);
+      const keys = new KeyRegistry(m.keys);
+      const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
+      accessLog = m.accessLog ? new AccessLog({ clock }) : null;
+      const access = accessLog;
+      const handler = createApiHandler({
+        registry,
+        keys,
+        limiter: new RateLimiter(keys, clock, m.limiter),
+        clock,
+        ids: new RequestIds(),
+        log,
+        admin,
+        responseCacheBytes: m.responseCacheBytes,
+        ...(access === null ? {} : { access: (r) => access.write(r) }),
+      });
+      listen(handler, { host: m.host, port: m.port, onError: (err, id) => log.error('transport fault', { record_id: id, error: String(err) }) }).then(
+        (s) => {
+          server = s;
+          send({ type: 'listening', port: s.port });
+        },
+        (e: Error) => send({ type: 'listen-failed', error: e.message }),
+      );
+      return;
+    }
+    case 'generation': {
+      const slot = registry?.slots.find((s) => s.id === m.dataset);
+      if (slot === undefined) return;
+      const table = tableFromTransfer(m.table);
+      slot.swap({ number: m.number, manifest: m.manifest, table, renderer: new RowRenderer(table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs });
+      return;
+    }
+    case 'slot': {
+      const slot = registry?.slots.find((s) => s.id === m.dataset);
+      if (slot === undefined) return;
+      slot.state = m.state;
+      slot.lastError = m.lastError;
+      slot.lastCheckMs = m.lastCheckMs;
+      return;
+    }
+    case 'ready':
+      if (registry !== null) registry.ready = true;
+      return;
+    case 'admin-reply': {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (m.body !== null) p?.resolve(m.body);
+      else p?.reject(new Error(m.error ?? 'admin request failed'));
+      return;
+    }
+    case 'close':
+      server?.close();
+      accessLog?.close();
+      send({ type: 'closed' });
+      port.close();
+      return;
+  }
+});
