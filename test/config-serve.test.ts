@@ -12,6 +12,7 @@ const SOURCE_DEFAULTS = {
   startupTimeoutMs: 60_000,
   cacheDir: undefined,
   workers: availableParallelism(),
+  responseCacheBytes: 64 * 1024 * 1024,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -59,6 +60,8 @@ describe('parseServeConfig', () => {
       '/var/cache/pitcache',
       '--workers',
       '3',
+      '--response-cache-mb',
+      '0',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -71,6 +74,7 @@ describe('parseServeConfig', () => {
       startupTimeoutMs: 5_000,
       cacheDir: '/var/cache/pitcache',
       workers: 3,
+      responseCacheBytes: 0,
     });
   });
 
@@ -88,6 +92,7 @@ describe('parseServeConfig', () => {
       PITCACHE_STARTUP_TIMEOUT: '0',
       PITCACHE_CACHE_DIR: 'cache',
       PITCACHE_WORKERS: '1',
+      PITCACHE_RESPONSE_CACHE_MB: '16',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -100,6 +105,7 @@ describe('parseServeConfig', () => {
       startupTimeoutMs: 0,
       cacheDir: 'cache',
       workers: 1,
+      responseCacheBytes: 16 * 1024 * 1024,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });

@@ -42,6 +42,9 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       refreshIntervalMs: config.refreshIntervalMs,
       startupTimeoutMs: config.startupTimeoutMs,
       cacheDir: config.cacheDir ?? null,
+      workers: config.workers,
+      logLevel: config.logLevel,
+      responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
     });
   } catch (e) {
     log.error('cannot start', { error: (e as Error).message });

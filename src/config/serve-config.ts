@@ -41,13 +41,16 @@ const serveOptions = z.object({
     .describe('Seconds between checks of every manifest for a new generation (a conditional read: no transfer when unchanged); 0 turns polling off.'),
   startupTimeout: integerOption(0, 86_400)
     .default(60)
-    .describe('Seconds start-up keeps retrying a source it cannot reach before giving up with an error; 0 tries once.'),
+    .describe('Seconds start-up keeps retrying a source it cannot reach before it declares itself ready anyway (those datasets answer 503 and keep being retried in the background); 0 tries once.'),
   cacheDir: pathOption()
     .optional()
     .describe('Folder for verified copies of the last good snapshots: start-up serves them when the source is unreachable. Unset: no copies are kept.'),
   workers: integerOption(1, 1024)
     .optional()
     .describe('Threads that answer requests, sharing one copy of the data; default: the number of CPU cores.'),
+  responseCacheMb: integerOption(0, 1_048_576)
+    .default(64)
+    .describe('MiB of rendered response bodies kept for repeated queries (split across the serving threads), keyed by dataset, generation and normalised query; 0 turns the cache off.'),
 });
 
 /**
@@ -91,6 +94,8 @@ export interface ServeConfig {
   readonly cacheDir: string | undefined;
   /** Resolved: the number of cores when not given. */
   readonly workers: number;
+  /** total bytes of the response cache, all threads together */
+  readonly responseCacheBytes: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -116,6 +121,7 @@ export const serveConfigSchema = serveOptions
       startupTimeoutMs: o.startupTimeout * 1000,
       cacheDir: o.cacheDir,
       workers: o.workers ?? availableParallelism(),
+      responseCacheBytes: o.responseCacheMb * 1024 * 1024,
     };
   });
 

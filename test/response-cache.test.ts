@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../src/snapshot/write-generation.js';
+import type { ManualClock } from '../src/time/clock.js';
+import { pitSnapshot, type PitRow } from './support/fixtures.js';
+import { ADMIN_KEY, startHarness, type Harness, type Reply } from './support/harness.js';
+
+const COUNTRIES = ['DE', 'FR', 'NL'];
+
+/** 3 countries x 40 days, one revision per 5th key; values carry the generation. */
+function rows(generation: number): PitRow[] {
+  const out: PitRow[] = [];
+  for (let d = 0; d < 40; d++) {
+    const date = new Date(Date.UTC(2026, 3, 1 + d)).toISOString().slice(0, 10);
+    for (const [i, country] of COUNTRIES.entries()) {
+      const tag = `g${generation}-${country}-${date}`;
+      out.push({ date, eff: date, obs: `${date}T06:00:00Z`, key: { country }, tag, value: generation * 1000 + d * 10 + i });
+      if (d % 5 === 0) out.push({ date, eff: date, obs: `${date}T18:00:00Z`, key: { country }, tag: `${tag}-rev`, value: generation * 1000 + d * 10 + i + 0.5 });
+    }
+  }
+  return out;
+}
+
+const QUERIES = [
+  '',
+  'latest=false',
+  'latest=false&limit=7',
+  'latest=false&limit=8',
+  'country=DE',
+  'country=FR',
+  'country=DE,FR',
+  'date_from=2026-04-03&date_to=2026-04-20',
+  'date_from=2026-04-03&date_to=2026-04-20&as_of=2026-04-10',
+  'date_from=2026-04-03&date_to=2026-04-20&as_of=2026-04-11T12:00:00Z',
+  'as_of=2026-04-06',
+];
+
+/** A body without the fields that are per request by design. */
+function stable(r: Reply): unknown {
+  expect(r.status, r.text).toBe(200);
+  const { retrieved_at: _r, record_id: _i, data_age_hours: _a, ...meta } = r.body.metadata;
+  return { ...r.body, metadata: meta };
+}
+
+describe('response cache (keyed by dataset, generation and normalised query)', () => {
+  let cached: Harness;
+  let plain: Harness;
+  const datasets = [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], rows(1)) }];
+  beforeAll(async () => {
+    cached = await startHarness({ datasets, server: { responseCacheBytes: 4 * 1024 * 1024 } });
+    plain = await startHarness({ datasets });
+  });
+  afterAll(async () => {
+    await cached?.close();
+    await plain?.close();
+  });
+
+  it('answers every query, fresh or repeated, exactly as the server without a cache', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (const q of QUERIES) {
+        const a = await cached.get(`/gbsi_eu/system_stress?${q}`);
+        const b = await plain.get(`/gbsi_eu/system_stress?${q}`);
+        expect(stable(a), `${q} round ${round}`).toEqual(stable(b));
+      }
+    }
+  });
+
+  it('follows cursor chains page by page from the cache as without it', async () => {
+    for (let round = 0; round < 2; round++) {
+      let path = '/gbsi_eu/system_stress?latest=false&limit=13';
+      let plainPath = path;
+      for (let page = 0; page < 20; page++) {
+        const a = await cached.get(path);
+        const b = await plain.get(plainPath);
+        expect(stable(a)).toEqual(stable(b));
+        if (!a.body.has_more) break;
+        path = `/gbsi_eu/system_stress?latest=false&limit=13&cursor=${a.body.next_cursor}`;
+        plainPath = `/gbsi_eu/system_stress?latest=false&limit=13&cursor=${b.body.next_cursor}`;
+      }
+    }
+  });
+
+  it('a hit still writes retrieved_at, record_id and data_age_hours for this request', async () => {
+    const clock = cached.clock as ManualClock;
+    const first = await cached.get('/gbsi_eu/system_stress?country=NL');
+    clock.advance(3_600_000);
+    const second = await cached.get('/gbsi_eu/system_stress?country=NL');
+    expect(second.body.data).toEqual(first.body.data);
+    expect(second.body.metadata.record_id).not.toBe(first.body.metadata.record_id);
+    expect(second.body.metadata.record_id).toBe(second.headers.get('x-request-id'));
+    expect(Date.parse(second.body.metadata.retrieved_at) - Date.parse(first.body.metadata.retrieved_at)).toBe(3_600_000);
+    expect(second.body.metadata.data_age_hours - first.body.metadata.data_age_hours).toBeCloseTo(1, 9);
+  });
+
+  it('never serves a body of a superseded generation', async () => {
+    for (const q of QUERIES) await cached.get(`/gbsi_eu/system_stress?${q}`);
+    await writeGeneration(cached.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');
+    const refresh = await cached.get('/admin/refresh', ADMIN_KEY, { method: 'POST' });
+    expect(refresh.body.changed).toEqual(['gbsi_eu/system_stress']);
+    for (const q of QUERIES) {
+      const r = await cached.get(`/gbsi_eu/system_stress?${q}`);
+      expect(r.body.metadata.generation, q).toBe(2);
+      for (const row of r.body.data as Array<{ tag: string }>) expect(row.tag.startsWith('g2-'), `${q}: ${row.tag}`).toBe(true);
+    }
+  });
+
+  it('stays correct when the bound holds less than one body (every entry evicted)', async () => {
+    const tiny = await startHarness({ datasets, server: { responseCacheBytes: 1 } });
+    try {
+      for (const q of QUERIES) {
+        expect(stable(await tiny.get(`/gbsi_eu/system_stress?${q}`)), q).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${q}`)));
+        expect(stable(await tiny.get(`/gbsi_eu/system_stress?${q}`)), q).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${q}`)));
+      }
+    } finally {
+      await tiny.close();
+    }
+  });
+});
