@@ -117,6 +117,32 @@ describe('float rendering round-trips exactly', () => {
     ]);
   });
 
+  it('writes the shortest digits, as Number.prototype.toString does (nearest, ties to even)', () => {
+    const r = rng(9);
+    const bits = new Uint32Array(2);
+    const f = new Float64Array(bits.buffer);
+    const failures: string[] = [];
+    for (let i = 0; i < 30000; i++) {
+      if (i % 3 === 0) {
+        bits[0] = r() * 2 ** 32;
+        bits[1] = r() * 2 ** 32;
+      } else if (i % 3 === 1) {
+        f[0] = r() * 10 ** Math.floor(r() * 24 - 7);
+      } else {
+        f[0] = Math.fround(r() * 10 ** Math.floor(r() * 12 - 4));
+      }
+      const x = f[0]!;
+      if (!Number.isFinite(x)) continue;
+      const want = Object.is(x, -0) ? '0' : String(x);
+      if (floatText(x) !== want) failures.push(`${want} -> ${floatText(x)}`);
+    }
+    // Exact doubles halfway between two 17-digit decimals: the even one must win (…1101.312).
+    for (const x of [25818276481101 + 0.3125, 207394994133570 + 0.625, 956383712610901 + 0.25]) {
+      if (floatText(x) !== String(x)) failures.push(`${String(x)} -> ${floatText(x)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('writes short decimals in plain fixed notation', () => {
     expect(floatText(0.1)).toBe('0.1');
     expect(floatText(-2.25)).toBe('-2.25');

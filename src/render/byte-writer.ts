@@ -1,4 +1,5 @@
-import { MAX_NUMBER_BYTES, putFloat, putInt, putNull } from './format-number.js';
+import { putFloat } from './format-float.js';
+import { MAX_NUMBER_BYTES, putInt, putNull } from './format-number.js';
 
 /** Up to this many bytes a JS loop copies faster than a subarray + set (which allocates). */
 const LOOP_COPY_MAX = 64;

@@ -1,6 +1,7 @@
 import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../store/column.js';
 import { copyBytes } from './byte-writer.js';
-import { MAX_NUMBER_BYTES, putFloat, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
+import { putFloat } from './format-float.js';
+import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
 import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from './format-time.js';
 
 /** Writes the JSON value of one cell at p (room reserved); returns the next position. */

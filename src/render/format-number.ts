@@ -3,17 +3,12 @@
  * reserved room (MAX_NUMBER_BYTES), so nothing here checks bounds or allocates on the
  * common paths; each function returns the position after what it wrote.
  */
+import { putAscii, putUint } from './digits.js';
+
+export { putUint };
 
 /** Longest text of any number written here ("-0.0000012345678901234567", Int64 strings). */
 export const MAX_NUMBER_BYTES = 32;
-
-const TWO_53 = 9007199254740992;
-const INT31_MAX = 0x7fffffff;
-/** Fixed-point tries stop here: 10^k stays an exact double far beyond that. */
-const MAX_FRACTION_DIGITS = 15;
-
-const POW10: number[] = [];
-for (let k = 0, p = 1; k <= 22; k++, p *= 10) POW10.push(p);
 
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
@@ -25,36 +20,6 @@ export function putNull(b: Uint8Array, p: number): number {
   return p + 4;
 }
 
-function digitCount(n: number): number {
-  let len = 1;
-  while (len < 16 && n >= POW10[len]!) len++;
-  return len;
-}
-
-/** A non-negative integer below 2^53. */
-export function putUint(b: Uint8Array, p: number, n: number): number {
-  if (n < 10) {
-    b[p] = 48 + n;
-    return p + 1;
-  }
-  const end = p + digitCount(n);
-  let i = end;
-  // Above 2^31 the digits come off with exact double arithmetic (% is exact), then int32.
-  while (n > INT31_MAX) {
-    const r = n % 10;
-    b[--i] = 48 + r;
-    n = (n - r) / 10;
-  }
-  let v = n | 0;
-  while (v >= 10) {
-    const q = (v / 10) | 0;
-    b[--i] = 48 + (v - q * 10);
-    v = q;
-  }
-  b[--i] = 48 + v;
-  return end;
-}
-
 /** Any integer of magnitude at most 2^53. */
 export function putInt(b: Uint8Array, p: number, n: number): number {
   if (n < 0) {
@@ -62,59 +27,6 @@ export function putInt(b: Uint8Array, p: number, n: number): number {
     return putUint(b, p + 1, -n);
   }
   return putUint(b, p, n);
-}
-
-/** Exactly `width` digits of 0 <= n < 10^width, zero-padded. */
-function putPadded(b: Uint8Array, p: number, n: number, width: number): number {
-  const end = p + width;
-  for (let i = end - 1; i >= p; i--) {
-    const r = n % 10;
-    b[i] = 48 + r;
-    n = (n - r) / 10;
-  }
-  return end;
-}
-
-/**
- * A double as a JSON number that parses back to exactly the same double; NaN and the
- * infinities as `null` (JSON has no such numbers); -0 as `0`.
- *
- * Most market values have few decimals, so the fast path looks for the fewest fraction
- * digits k whose fixed-point text round-trips: m = round(|x|·10^k) with m < 2^53 and
- * m / 10^k === |x|. Both operands are exact doubles, so that division is correctly rounded,
- * exactly as a JSON parser reads the decimal m·10^-k: the text is exact by construction.
- * Anything else goes to the engine's shortest round-trip formatting (String), whose output
- * is valid JSON for every finite double.
- */
-export function putFloat(b: Uint8Array, p: number, x: number): number {
-  if (x - x !== 0) return putNull(b, p); // NaN or ±Infinity
-  let ax = x;
-  if (x < 0) {
-    b[p++] = 0x2d;
-    ax = -x;
-  }
-  if (ax < TWO_53) {
-    const whole = Math.floor(ax);
-    if (whole === ax) return putUint(b, p, ax);
-    for (let k = 1; k <= MAX_FRACTION_DIGITS; k++) {
-      const scale = POW10[k]!;
-      const m = Math.round(ax * scale);
-      if (m >= TWO_53) break;
-      if (m / scale === ax) {
-        const frac = m % scale;
-        p = putUint(b, p, (m - frac) / scale);
-        b[p++] = 0x2e;
-        return putPadded(b, p, frac, k);
-      }
-    }
-  }
-  return putAscii(b, p, String(ax));
-}
-
-/** A string known to be ASCII (engine number text). */
-function putAscii(b: Uint8Array, p: number, s: string): number {
-  for (let i = 0; i < s.length; i++) b[p + i] = s.charCodeAt(i);
-  return p + s.length;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { put2, put4 } from './digits.js';
 import { putNull } from './format-number.js';
 
 /**
@@ -13,18 +14,6 @@ export const MAX_TIMESTAMP_BYTES = MAX_DATE_BYTES + 17;
 
 const US_PER_SECOND = 1_000_000;
 const SECONDS_PER_DAY = 86_400;
-
-/** "00".."99" as byte pairs: two digits per lookup. */
-const DIGITS2 = new Uint8Array(200);
-for (let i = 0; i < 100; i++) {
-  DIGITS2[2 * i] = 48 + Math.floor(i / 10);
-  DIGITS2[2 * i + 1] = 48 + (i % 10);
-}
-
-function put2(b: Uint8Array, p: number, n: number): void {
-  b[p] = DIGITS2[2 * n]!;
-  b[p + 1] = DIGITS2[2 * n + 1]!;
-}
 
 // Rows of a response mostly share dates: remember the last civil date computed.
 let cachedDay = NaN;
@@ -52,10 +41,7 @@ function putCivilDate(b: Uint8Array, p: number, days: number): number {
   if (days !== cachedDay) civil(days);
   const y = cachedYear;
   if (y >= 0 && y <= 9999) {
-    const hi = (y / 100) | 0;
-    put2(b, p, hi);
-    put2(b, p + 2, y - hi * 100);
-    p += 4;
+    p = put4(b, p, y);
   } else {
     p = putExpandedYear(b, p, y);
   }
@@ -139,11 +125,10 @@ export function putIsoMillisQuoted(b: Uint8Array, p: number, us: number): number
   const s = floorSeconds(us);
   const ms = Math.floor((us - s * US_PER_SECOND) / 1000);
   p = putDateTime(b, p, s);
-  const hi = (ms / 10) | 0;
+  const hi = (ms * 5243) >>> 19; // ⌊ms / 100⌋
   b[p] = 0x2e;
-  b[p + 1] = 48 + ((hi / 10) | 0);
-  b[p + 2] = 48 + (hi % 10);
-  b[p + 3] = 48 + (ms - hi * 10);
+  b[p + 1] = 48 + hi;
+  put2(b, p + 2, ms - hi * 100);
   return close(b, p + 4);
 }
 
@@ -153,12 +138,9 @@ export function putIsoMicrosQuoted(b: Uint8Array, p: number, us: number): number
   const s = floorSeconds(us);
   const micros = Math.floor(us - s * US_PER_SECOND);
   p = putDateTime(b, p, s);
-  const a = (micros / 10000) | 0;
-  const rest = micros - a * 10000;
-  const c = (rest / 100) | 0;
+  const hi = (micros / 10000) | 0;
   b[p] = 0x2e;
-  put2(b, p + 1, a);
-  put2(b, p + 3, c);
-  put2(b, p + 5, rest - c * 100);
+  put2(b, p + 1, hi);
+  put4(b, p + 3, micros - hi * 10000);
   return close(b, p + 7);
 }
