@@ -1,4 +1,5 @@
-import { makeData, makeVector, Schema, Field, TimestampMicrosecond, Table as ArrowTable, tableToIPC, DateDay, Utf8, vectorFromArray } from 'apache-arrow';
+import type { Field} from 'apache-arrow';
+import { makeData, makeVector, Schema, TimestampMicrosecond, Table as ArrowTable, tableToIPC, DateDay, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { decodeArrowSnapshot } from '../src/store/decode-arrow.js';
 

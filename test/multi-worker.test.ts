@@ -64,7 +64,7 @@ describe('two serving threads', () => {
     await writeGeneration(h.source, { productId: 'glmi', dataset: 'marginality' }, buildArrowSnapshot(pitSnapshot(['basin'], rows(2))), 2, '2026-11-02T00:00:00Z');
     const res = await fetch(`${h.url}/admin/refresh`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY } });
     expect(res.status).toBe(200);
-    expect((await res.json()).changed).toEqual(['glmi/marginality']);
+    expect(((await res.json()) as { changed: string[] }).changed).toEqual(['glmi/marginality']);
 
     // The loading thread posts the generation to every thread before it answers the refresh,
     // so each thread has it queued ahead of any later request.
@@ -80,8 +80,8 @@ describe('two serving threads', () => {
   it('admin status from a serving thread reports the loading thread\'s view', async () => {
     const res = await fetch(`${h.url}/admin/status`, { headers: { 'x-api-key': ADMIN_KEY } });
     expect(res.status).toBe(200);
-    const body = await res.json();
-    const glmi = body.datasets.find((d: { dataset: string }) => d.dataset === 'glmi/marginality');
+    const body = (await res.json()) as { datasets: Array<{ dataset: string; generation: number; rows: number }> };
+    const glmi = body.datasets.find((d) => d.dataset === 'glmi/marginality')!;
     expect(glmi.generation).toBe(2);
     expect(glmi.rows).toBe(3);
   });
