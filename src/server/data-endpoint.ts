@@ -12,6 +12,15 @@ import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
 
+/** Why a dataset has nothing to serve, in words for the caller (details are in /readyz and the log). */
+const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
+  pending: 'not tried yet',
+  loaded: 'no generation',
+  missing: 'there is no snapshot at the source',
+  refused: 'its snapshot was refused',
+  unreachable: 'the snapshot source cannot be reached',
+};
+
 /** `GET /{product}/{dataset}`: raw query in, response body out (a view valid until the next call). */
 export type DataEndpoint = (slot: DatasetSlot, rawQuery: string, recordId: string) => Uint8Array;
 
@@ -45,7 +54,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, resp
     const query = parseQuery(rawQuery, slot.product, slot.dataset);
     let gen = slot.current;
     if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly');
-    if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded${slot.lastError === null ? '' : ': its snapshot was refused'}`);
+    if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded: ${UNAVAILABLE[slot.state]}`);
     let resume: Resume = null;
     if (query.cursor !== null) {
       const c = decodeCursor(query.cursor);

@@ -3,7 +3,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { dayEndUs, parseDate } from '../time/instant.js';
 import type { Generation } from './generation.js';
 
-export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused';
+export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreachable';
 
 /** Bytes of superseded generations kept for live cursor chains (contract 2). */
 export const DEFAULT_RETAINED_BYTES = 1 << 30;
@@ -58,7 +58,7 @@ export class DatasetSlot {
   }
 
   /** A load failed: keep serving what we have (a bad snapshot never replaces a good one). */
-  fail(state: 'missing' | 'refused', reason: string): void {
+  fail(state: 'missing' | 'refused' | 'unreachable', reason: string): void {
     this.lastError = reason;
     if (this.current === null) this.state = state;
   }

@@ -42,6 +42,8 @@ interface SlotSchedule {
   etag: string | null;
   failures: number;
   nextAtMs: number;
+  /** what the last failure was: an outage clears on the next good answer, a refusal only on a new manifest */
+  lastFailure: 'missing' | 'refused' | 'unreachable' | null;
 }
 
 /**
@@ -56,13 +58,15 @@ export class SnapshotLoader {
   private chain: Promise<unknown> = Promise.resolve();
   private timer: unknown = null;
   private stopped = false;
+  /** the local cache is read once per dataset: it does not change while start-up retries */
+  private readonly cacheTried = new Set<DatasetSlot>();
   private readonly baseMs: number;
   private readonly maxMs: number;
 
   constructor(private readonly o: LoaderOptions) {
     this.baseMs = o.backoffBaseMs ?? 1000;
     this.maxMs = o.backoffMaxMs ?? 300_000;
-    for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0 });
+    for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0, lastFailure: null });
   }
 
   /** Start-up: every named dataset is tried; resolves once all are loaded or settled (contract 8). */
@@ -191,25 +195,34 @@ export class SnapshotLoader {
     const s = this.schedule.get(slot)!;
     s.failures = 0;
     s.nextAtMs = this.o.clock.now() + this.o.refreshIntervalMs;
+    // The source answers again: an outage is over. A refused manifest that is still in
+    // place (unchanged) stays reported until a new one replaces it.
+    if (outcome === 'loaded' || s.lastFailure !== 'refused') {
+      if (slot.lastError !== null && outcome === 'unchanged') this.o.log.info('snapshot source answers again', { dataset: slot.id });
+      slot.lastError = null;
+      s.lastFailure = null;
+    }
     return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null };
   }
 
   private failed(slot: DatasetSlot, outcome: 'missing' | 'refused' | 'unreachable', reason: string, before: number | null): CheckReport {
     const s = this.schedule.get(slot)!;
     s.failures++;
+    s.lastFailure = outcome;
     s.nextAtMs = this.o.clock.now() + this.backoff(s.failures);
     if (reason !== slot.lastError) {
       const fields = { dataset: slot.id, outcome, reason, serving_generation: before };
       if (outcome === 'missing') this.o.log.warn('dataset not loaded', fields);
       else this.o.log.error(outcome === 'unreachable' ? 'snapshot source unreachable' : 'snapshot refused', fields);
     }
-    slot.fail(outcome === 'missing' ? 'missing' : 'refused', reason);
+    slot.fail(outcome, reason);
     return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason };
   }
 
   private async fromCache(slot: DatasetSlot): Promise<void> {
     const cache = this.o.cache;
-    if (cache === null) return;
+    if (cache === null || this.cacheTried.has(slot)) return;
+    this.cacheTried.add(slot);
     const hit = await cache.load(slot.product.id, slot.dataset);
     if (hit === null) return;
     try {

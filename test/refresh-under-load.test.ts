@@ -1,0 +1,138 @@
+/**
+ * Refresh while clients keep querying: several client loops read the whole dataset while
+ * generations 2..6 are published and swapped in (snapshots built on worker threads). No
+ * request may fail, and every answer must be exactly one generation's answer: never a mix,
+ * never a half-built table.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/time/clock.js';
+import { startHarness } from './support/harness.js';
+import { ALL_ROWS, GRID, expectedValues, gridSpec, publish, request, serve, startS3World, type S3World } from './support/s3-harness.js';
+
+const DATES = 25; // 100 rows a generation
+const GENERATIONS = [1, 2, 3, 4, 5, 6];
+const LOOPS = 3;
+/** answers each generation must get before the next one is published */
+const PER_GENERATION = 4;
+
+async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 5));
+  }
+}
+
+interface Load {
+  /** answers per generation */
+  readonly seen: Map<number, number>;
+  readonly failures: string[];
+  stop(): Promise<number>;
+}
+
+/** Client loops that check every answer against the generation it claims to be. */
+function startLoad(url: string): Load {
+  const seen = new Map<number, number>();
+  const failures: string[] = [];
+  const expected = new Map(GENERATIONS.map((g) => [g, expectedValues(g, DATES)]));
+  let stopped = false;
+  let total = 0;
+  const loop = async (): Promise<void> => {
+    while (!stopped && failures.length < 5) {
+      const r = await request(url, ALL_ROWS);
+      total++;
+      if (r.status !== 200) {
+        failures.push(`HTTP ${r.status}: ${r.text.slice(0, 200)}`);
+        continue;
+      }
+      const values = (r.body.data as Array<{ value: number }>).map((row) => row.value);
+      const g = Math.floor((values[0] ?? -1) / 1000);
+      const claimed = r.body.metadata.generation as number;
+      if (claimed !== g || !isDeepStrictEqual(values, expected.get(g)) || r.body.metadata.total_count !== values.length) {
+        failures.push(`generation ${claimed} answered values ${values.slice(0, 3).join(',')}... (${values.length} rows)`);
+        continue;
+      }
+      seen.set(g, (seen.get(g) ?? 0) + 1);
+    }
+  };
+  const loops = Array.from({ length: LOOPS }, loop);
+  return {
+    seen,
+    failures,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      return total;
+    },
+  };
+}
+
+/** Publishes 2..6 in turn; `swapIn` makes the server pick generation g up. */
+async function publishUnderLoad(url: string, next: (g: number) => Promise<void>, swapIn: (g: number) => Promise<void>): Promise<void> {
+  const load = startLoad(url);
+  let total = 0;
+  try {
+    await until('answers of generation 1', () => (load.seen.get(1) ?? 0) >= PER_GENERATION || load.failures.length > 0);
+    for (const g of GENERATIONS.slice(1)) {
+      await next(g);
+      await swapIn(g);
+      await until(`answers of generation ${g}`, () => (load.seen.get(g) ?? 0) >= PER_GENERATION || load.failures.length > 0);
+    }
+  } finally {
+    total = await load.stop();
+  }
+  expect(load.failures).toEqual([]);
+  expect([...load.seen.keys()].sort()).toEqual(GENERATIONS);
+  expect(total).toBeGreaterThanOrEqual(GENERATIONS.length * PER_GENERATION);
+  // Finally the last generation, and only it, is served.
+  const last = await request(url, ALL_ROWS);
+  expect((last.body.data as Array<{ value: number }>).map((r) => r.value)).toEqual(expectedValues(6, DATES));
+}
+
+describe('refresh under load', () => {
+  it('local folder, worker builds, POST /admin/refresh (two at once): zero failed requests, every answer is one whole generation', async () => {
+    const h = await startHarness({ datasets: [{ ...GRID, spec: gridSpec(1, DATES) }], server: { build: 'worker' } });
+    try {
+      await publishUnderLoad(
+        h.url,
+        (g) => publish(h.source, g, gridSpec(g, DATES)),
+        async (g) => {
+          // Concurrent refreshes run one after the other: one loads, the other finds nothing new.
+          const replies = await Promise.all([0, 1].map(() => h.get('/admin/refresh', 'test-key-admin', { method: 'POST' })));
+          for (const r of replies) expect(r.status, r.text).toBe(200);
+          expect(replies.flatMap((r) => r.body.changed as string[])).toEqual(['pemi/grid_stress']);
+          const outcomes = replies.map((r) => (r.body.datasets as Array<{ dataset: string; outcome: string; generation_after: number }>).find((d) => d.dataset === 'pemi/grid_stress')!);
+          expect(outcomes.map((o) => o.outcome).sort()).toEqual(['loaded', 'unchanged']);
+          expect(outcomes.map((o) => o.generation_after)).toEqual([g, g]);
+        },
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  describe('S3 through s3rver, worker builds, manifest polling', () => {
+    let world: S3World;
+    beforeAll(async () => {
+      world = await startS3World('load');
+    });
+    afterAll(() => world.close());
+
+    it('zero failed requests, every answer is one whole generation, the last one is served', async () => {
+      await publish(world.publisher, 1, gridSpec(1, DATES));
+      // Polling needs a clock that moves: the next check is due at clock time.
+      const s = await serve(world.openSource(), { build: 'worker', clock: systemClock, refreshIntervalMs: 20 });
+      try {
+        await publishUnderLoad(
+          s.url,
+          (g) => publish(world.publisher, g, gridSpec(g, DATES)),
+          async () => {},
+        );
+        expect((await s.status()).generation).toBe(6);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+});

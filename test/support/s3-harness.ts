@@ -1,0 +1,278 @@
+/**
+ * Server-level tests of refresh, faults and the admin endpoints: a real S3 protocol server
+ * (s3rver) behind the real TCP fault proxy, a real server reading through the proxy, and
+ * the tools those tests share (timers the test fires, a log sink that keeps lines,
+ * generations with values that name them).
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { S3Source, type S3SourceOptions } from '../../loaders/s3-source.js';
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { buildKeysConfig } from '../../src/auth/keys-file.js';
+import { createLogger, type LogSink } from '../../src/log/logger.js';
+import { buildArrowSnapshot, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../../src/snapshot/write-generation.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
+import type { Timers } from '../../src/server/timers.js';
+import { ManualClock } from '../../src/time/clock.js';
+import { expect } from 'vitest';
+import { pitSnapshot, type PitRow } from './fixtures.js';
+import { ADMIN_KEY, TEST_KEY, defaultKeysJson, type Reply } from './harness.js';
+import { startS3rver, testS3Client, type TestS3 } from './s3rver.js';
+import { TcpFaultProxy } from './tcp-fault-proxy.js';
+
+export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+export const GRID = { productId: 'pemi', dataset: 'grid_stress' } as const;
+export const GRID_ID = 'pemi/grid_stress';
+/** Every row of the dataset in one page, in the contract's order. */
+export const ALL_ROWS = '/pemi/grid_stress?latest=false&limit=10000';
+
+const ZONES = ['DE', 'FR', 'NL', 'PL'];
+
+/**
+ * Generation `g` of pemi/grid_stress: `dates` dates x 4 zones, written in response order
+ * (date, then zone), so row i of a full answer has value g*1000 + i.
+ */
+export function gridRows(g: number, dates = 5): PitRow[] {
+  const rows: PitRow[] = [];
+  for (let d = 0; d < dates; d++) {
+    const date = new Date(Date.UTC(2026, 3, 1 + d)).toISOString().slice(0, 10);
+    for (const z of ZONES) rows.push({ key: { bidding_zone: z }, date, eff: date, obs: `${date}T06:00:00Z`, tag: `g${g}`, value: g * 1000 + rows.length });
+  }
+  return rows;
+}
+
+export const gridSpec = (g: number, dates = 5): SnapshotSpec => pitSnapshot(['bidding_zone'], gridRows(g, dates));
+export const expectedValues = (g: number, dates = 5): number[] => gridRows(g, dates).map((r) => r.value!);
+
+/** A source with a snapshot published into it (publishing never goes through the proxy). */
+export async function publish(source: SnapshotSource, g: number, spec: SnapshotSpec = gridSpec(g)): Promise<void> {
+  await writeGeneration(source, GRID, buildArrowSnapshot(spec), g, '2026-11-01T00:00:00Z');
+}
+
+/** s3rver, the fault proxy in front of it, and a publisher that talks to s3rver directly. */
+export interface S3World {
+  readonly s3: TestS3;
+  readonly proxy: TcpFaultProxy;
+  readonly location: string;
+  readonly publisher: S3Source;
+  /** A source for the server: through the proxy, one attempt per operation unless told. */
+  openSource(options?: S3SourceOptions): S3Source;
+  put(path: string, body: Uint8Array | string): Promise<void>;
+  remove(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startS3World(prefix = 'pit'): Promise<S3World> {
+  const s3 = await startS3rver();
+  const proxy = await TcpFaultProxy.start(Number(new URL(s3.endpoint).port));
+  const location = `s3://${s3.bucket}/${prefix}`;
+  const clients: S3Client[] = [];
+  const key = (path: string): string => `${prefix}/${path}`;
+  return {
+    s3,
+    proxy,
+    location,
+    publisher: new S3Source(location, { client: s3.client, conditionalWrites: 'unsupported' }),
+    openSource(options = {}) {
+      // An explicit client carries the credentials s3rver wants, with no process env.
+      const client = testS3Client(proxy.endpoint, 1);
+      clients.push(client);
+      return new S3Source(location, { client, maxAttempts: 1, stallTimeoutMs: 2000, retryBaseMs: 5, retryMaxMs: 20, ...options });
+    },
+    async put(path, body) {
+      await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key(path), Body: body }));
+    },
+    async remove(path) {
+      await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: key(path) }));
+    },
+    async close() {
+      for (const c of clients) c.destroy();
+      await proxy.close();
+      await s3.close();
+    },
+  };
+}
+
+/** Keeps every log line, parsed. */
+export class LogCapture implements LogSink {
+  readonly lines: Array<Record<string, unknown>> = [];
+  write(chunk: string): void {
+    for (const line of chunk.split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
+  }
+  /** Lines that report a failure of one dataset with exactly this reason. */
+  failures(dataset: string, reason: string): Array<Record<string, unknown>> {
+    return this.lines.filter((l) => l['dataset'] === dataset && l['reason'] === reason);
+  }
+}
+
+/**
+ * Timers that fire only when the test says so, on a ManualClock: firing the earliest timer
+ * first moves the clock to its due time. `requested` records every delay asked for.
+ */
+export class ManualTimers implements Timers {
+  readonly requested: number[] = [];
+  private seq = 0;
+  private readonly pending = new Map<number, { due: number; fn: () => void }>();
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly clock: ManualClock) {}
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.requested.push(ms);
+    this.pending.set(id, { due: this.clock.now() + ms, fn: callback });
+    for (const w of this.waiters.splice(0)) w();
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+
+  /** Due time of the earliest pending timer, or null. */
+  nextDue(): number | null {
+    let best: number | null = null;
+    for (const t of this.pending.values()) if (best === null || t.due < best) best = t.due;
+    return best;
+  }
+
+  /** Resolves once a timer is pending (fails after a bounded real wait). */
+  async armed(what = 'a timer'): Promise<void> {
+    if (this.pending.size > 0) return;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((done) => this.waiters.push(done)),
+      new Promise<never>((_, fail) => {
+        timeout = setTimeout(() => fail(new Error(`waited 5 s for ${what}; none was set`)), 5000);
+      }),
+    ]).finally(() => clearTimeout(timeout));
+  }
+
+  /** Moves the clock to the earliest timer and fires it. */
+  fire(): void {
+    let id = -1;
+    let best: { due: number; fn: () => void } | undefined;
+    for (const [k, t] of this.pending) if (best === undefined || t.due < best.due) [id, best] = [k, t];
+    if (best === undefined) throw new Error('no timer to fire');
+    this.pending.delete(id);
+    if (best.due > this.clock.now()) this.clock.set(best.due);
+    best.fn();
+  }
+
+  /** Fires the earliest timer and waits until the work it started set the next one. */
+  async step(): Promise<void> {
+    this.fire();
+    await this.armed('the loader to schedule its next check');
+  }
+}
+
+const macrotask = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/**
+ * Fires start-up sleeps until `start` resolves. A timer set just before it resolves is the
+ * first refresh check, not a start-up sleep: the microtasks after the loader's start have
+ * run by the next macrotask, so `start` has settled by then if it is going to.
+ */
+export async function driveStartup<T>(start: Promise<T>, timers: ManualTimers): Promise<{ value: T; sleeps: number[] }> {
+  let settled = false;
+  start.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const sleeps: number[] = [];
+  for (;;) {
+    await Promise.race([start.then(() => undefined), timers.armed('a start-up sleep or the first check')]);
+    await macrotask();
+    if (settled) return { value: await start, sleeps };
+    sleeps.push(timers.nextDue()! - timers.clock.now());
+    timers.fire();
+  }
+}
+
+export interface Served {
+  readonly url: string;
+  readonly server: RunningServer;
+  readonly logs: LogCapture;
+  get(path: string, key?: string | null, init?: RequestInit): Promise<Reply>;
+  /** POST /admin/refresh with the admin key. */
+  refresh(): Promise<Reply>;
+  /** GET /admin/status, this dataset's entry. */
+  status(dataset?: string): Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  close(): Promise<void>;
+}
+
+export async function request(url: string, path: string, key: string | null = TEST_KEY, init: RequestInit = {}): Promise<Reply> {
+  const headers: Record<string, string> = key === null ? {} : { 'x-api-key': key };
+  const res = await fetch(url + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+/** A real server on `source` (inline builds, no polling, a ManualClock unless told otherwise). */
+export function serve(source: SnapshotSource, opts: Partial<StartOptions> = {}): Promise<Served> {
+  const logs = new LogCapture();
+  const clock = opts.clock ?? new ManualClock(T0);
+  return startServer({
+    source,
+    keys: buildKeysConfig(defaultKeysJson(), 'test keys'),
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+    log: createLogger({ sink: logs, clock }),
+    build: 'inline',
+    refreshIntervalMs: 0,
+    ...opts,
+  }).then((server): Served => {
+    const url = `http://127.0.0.1:${server.port}`;
+    return {
+      url,
+      server,
+      logs,
+      get: (path, key, init) => request(url, path, key, init),
+      refresh: () => request(url, '/admin/refresh', ADMIN_KEY, { method: 'POST' }),
+      async status(dataset = GRID_ID) {
+        const r = await request(url, '/admin/status', ADMIN_KEY);
+        if (r.status !== 200) throw new Error(`/admin/status answered ${r.status}: ${r.text}`);
+        const entry = (r.body.datasets as Array<Record<string, unknown>>).find((d) => d['dataset'] === dataset);
+        if (entry === undefined) throw new Error(`/admin/status has no ${dataset}: ${r.text}`);
+        return entry;
+      },
+      close: () => server.close(),
+    };
+  });
+}
+
+/** A port that was free a moment ago (to reach a server before startServer resolves). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((done) => srv.listen(0, '127.0.0.1', done));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((done) => srv.close(() => done()));
+  return port;
+}
+
+/**
+ * Fires the loader's timers in order (other datasets keep their own schedules) until
+ * `dataset` has been checked once more; returns its /admin/status entry then, after
+ * checking that the check ran exactly when it was scheduled.
+ */
+export async function nextCheck(s: Served, timers: ManualTimers, dataset = GRID_ID): Promise<Record<string, unknown>> {
+  const before = await s.status(dataset);
+  for (let i = 0; i < 100; i++) {
+    await timers.step();
+    const now = await s.status(dataset);
+    if (now['last_check'] !== before['last_check']) {
+      expect(now['last_check'], 'checked when it was due').toBe(before['next_check']);
+      return now;
+    }
+  }
+  throw new Error(`${dataset} was not checked in 100 timer firings`);
+}
