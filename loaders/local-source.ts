@@ -1,8 +1,12 @@
+import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ObjectMissingError, PreconditionFailedError, type ConditionalRead, type DatasetRef, type SnapshotSource, type WriteCondition, type WriteResult } from './snapshot-source.js';
+
+const READ_CHUNK = 64 * 1024 * 1024;
+const MAX_LENGTH = constants.MAX_LENGTH;
 
 /** A snapshot source in a local folder (`file:///abs/dir` or a path). */
 export class LocalSource implements SnapshotSource {
@@ -38,12 +42,31 @@ export class LocalSource implements SnapshotSource {
     return { status: 'ok', bytes, etag: tag };
   }
 
+  /**
+   * Reads into one buffer sized from the file, in chunks: readFile stops at 2 GiB, while a
+   * snapshot of tens of millions of rows can be larger (one buffer holds up to 4 GiB).
+   */
   async readObject(path: string): Promise<Uint8Array> {
+    let handle;
     try {
-      return await readFile(this.resolvePath(path));
+      handle = await open(this.resolvePath(path), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ObjectMissingError(path);
       throw e;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size > MAX_LENGTH) throw new Error(`${path} is ${size} bytes; a snapshot object can be at most ${MAX_LENGTH} bytes`);
+      const out = Buffer.allocUnsafe(size);
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await handle.read(out, at, Math.min(READ_CHUNK, size - at), at);
+        if (bytesRead === 0) throw new Error(`${path} shrank while being read`);
+        at += bytesRead;
+      }
+      return out;
+    } finally {
+      await handle.close();
     }
   }
 

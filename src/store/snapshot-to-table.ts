@@ -3,6 +3,8 @@ import { buildTable } from './build-table.js';
 import { decodeArrowSnapshot } from './decode-arrow.js';
 import type { Table } from './table.js';
 
+const HASH_SLICE = 256 * 1024 * 1024;
+
 /** What a snapshot object must satisfy besides contract 6's column table. */
 export interface SnapshotExpectations {
   /** for messages */
@@ -20,7 +22,10 @@ export interface SnapshotExpectations {
  * CPU work: runs on a worker thread when serving, inline in the CLI.
  */
 export function snapshotToTable(bytes: Uint8Array, want: SnapshotExpectations): Table {
-  const digest = createHash('sha256').update(bytes).digest('hex');
+  // Hashed in slices: a single update over several GiB is not something to rely on.
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.byteLength; at += HASH_SLICE) hash.update(bytes.subarray(at, Math.min(bytes.byteLength, at + HASH_SLICE)));
+  const digest = hash.digest('hex');
   if (digest !== want.sha256) {
     throw new Error(`sha256 mismatch for ${want.object}: manifest says ${want.sha256}, object is ${digest}`);
   }
