@@ -1,0 +1,61 @@
+/** pitcache itself: `node dist/src/cli/main.js serve` on the generated source, driven by wrk. */
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { HttpServerAlternative } from './http-server.js';
+import { cliPath } from '../lib/paths.js';
+
+export interface PitcacheOptions {
+  /** --workers N; omitted when the CLI has no such flag */
+  readonly workers?: number;
+  readonly serverCpus?: string;
+  readonly wrkCpus?: string;
+  readonly wrkThreads?: number;
+  /** instead of the data set's folder (e.g. s3://bucket/prefix) */
+  readonly source?: string;
+  readonly keys?: string;
+  readonly extraArgs?: readonly string[];
+  /** flags for node itself, e.g. --cpu-prof */
+  readonly nodeArgs?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly name?: string;
+}
+
+/** Whether this build of the CLI knows `serve --workers`. */
+export function cliHasWorkers(): boolean {
+  if (!existsSync(cliPath())) return false;
+  const r = spawnSync(process.execPath, [cliPath(), 'serve', '--help'], { encoding: 'utf8' });
+  return /--workers\b/.test(r.stdout);
+}
+
+export function pitcacheAlternative(o: PitcacheOptions = {}): HttpServerAlternative {
+  const workers = o.workers !== undefined && cliHasWorkers() ? o.workers : undefined;
+  return new HttpServerAlternative({
+    name: o.name ?? `pitcache (uWS${workers === undefined ? '' : `, ${workers} worker${workers === 1 ? '' : 's'}`})`,
+    command: (data, port) => [
+      process.execPath,
+      ...(o.nodeArgs ?? []),
+      cliPath(),
+      'serve',
+      '--source',
+      o.source ?? data.sourceDir,
+      '--keys',
+      o.keys ?? data.keysPath,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--no-access-log',
+      '--log-level',
+      'warn',
+      '--refresh-interval',
+      '0',
+      ...(workers === undefined ? [] : ['--workers', String(workers)]),
+      ...(o.extraArgs ?? []),
+    ],
+    ...(o.env === undefined ? {} : { env: o.env }),
+    ...(o.serverCpus === undefined ? {} : { serverCpus: o.serverCpus }),
+    ...(o.wrkCpus === undefined ? {} : { wrkCpus: o.wrkCpus }),
+    ...(o.wrkThreads === undefined ? {} : { wrkThreads: o.wrkThreads }),
+    version: process.version,
+  });
+}

@@ -1,0 +1,74 @@
+/** Everything one run measured; RESULTS.md is rendered from this (and it is saved as JSON beside it). */
+import type { RunResult, SetupInfo, WorkloadName } from '../alternatives/types.js';
+import type { DatasetLoad } from '../alternatives/http-server.js';
+import type { MemoryReading } from '../lib/proc.js';
+import type { MicroResult } from '../micro/hot-paths.js';
+import type { MachineInfo } from './machine.js';
+
+export interface DataSummary {
+  readonly name: string;
+  readonly sourceDir: string;
+  readonly rows: number;
+  readonly arrowBytes: number;
+  readonly datasets: readonly { id: string; rows: number; bytes: number }[];
+}
+
+export type Outcome<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+export interface AlternativeResults {
+  readonly name: string;
+  /** why it did not run, when it did not */
+  skipped?: string;
+  setup?: SetupInfo;
+  /** per-dataset load times the server reported (HTTP alternatives) */
+  loads?: DatasetLoad[];
+  memoryAfterRuns?: MemoryReading | null;
+  runs: Partial<Record<WorkloadName, Outcome<RunResult>>>;
+}
+
+export interface CrossCheck {
+  readonly workload: WorkloadName;
+  readonly path: string;
+  /** total rows per alternative name (or an error text) */
+  readonly totals: Record<string, number | string>;
+}
+
+export interface ScalePoint {
+  readonly name: string;
+  readonly rows: number;
+  readonly arrowBytes: number;
+  result: Outcome<{ loadSeconds: number; memory: MemoryReading | null; run: RunResult }>;
+}
+
+export interface S3Results {
+  readonly dataSet: string;
+  readonly rows: number;
+  readonly arrowBytes: number;
+  load: Outcome<{ uploadSeconds: number; readySeconds: number; memory: MemoryReading | null }>;
+  swap?: Outcome<{ baseline: RunResult; during: RunResult; refreshSeconds: number; refreshStatus: number; generationAfter: number | null; memoryAfter: MemoryReading | null }>;
+}
+
+export interface BenchResults {
+  readonly startedAt: string;
+  finishedAt?: string;
+  readonly quick: boolean;
+  readonly command: string;
+  readonly options: Record<string, unknown>;
+  readonly machine: MachineInfo;
+  readonly pinning: string;
+  readonly data: DataSummary[];
+  readonly workloads: { name: WorkloadName; text: string; queries: number }[];
+  readonly connections: number;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+  /** RSS of pitcache (1 worker) serving no data at all */
+  emptyServer?: MemoryReading | null;
+  alternatives: AlternativeResults[];
+  crossChecks: CrossCheck[];
+  /** wrk against GET /healthz on pitcache: the most the load generator can show */
+  ceiling?: Outcome<RunResult>;
+  scale: ScalePoint[];
+  s3?: S3Results;
+  micro?: Outcome<{ table: { rows: number; buildMs: number; dataset: string }; results: MicroResult[] }>;
+  readonly notes: string[];
+}

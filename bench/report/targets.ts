@@ -1,0 +1,79 @@
+/** The targets of issue "Measured speed", checked against one run's results. */
+import type { BenchResults } from './model.js';
+import { bestPitcache, isPitcache, reqPerSec } from './measures.js';
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  /** null: could not be measured in this run */
+  readonly met: boolean | null;
+}
+
+const MAIN = 'walk-forward-series' as const;
+
+export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; markdown: string[] } {
+  const checks: TargetCheck[] = [];
+  const best = bestPitcache(res, MAIN);
+  const bestRps = best === null ? NaN : reqPerSec(best.run);
+
+  checks.push({
+    target: `walk-forward >= 40,000 req/s with p99 < 5 ms at ${res.connections} connections`,
+    measured: best === null ? 'not measured' : `${Math.round(bestRps).toLocaleString('en-US')} req/s, p99 ${best.run.p99Ms.toFixed(2)} ms (${best.name})`,
+    met: best === null ? null : bestRps >= 40_000 && best.run.p99Ms < 5,
+  });
+
+  for (const [label, pattern, factor] of [
+    ['DuckDB', /duckdb/i, 200],
+    ['PostgreSQL', /postgres/i, 20],
+  ] as const) {
+    const alt = res.alternatives.find((a) => pattern.test(a.name));
+    const run = alt?.runs[MAIN];
+    const ok = run?.ok === true && best !== null;
+    const x = ok ? bestRps / reqPerSec(run) : NaN;
+    checks.push({
+      target: `walk-forward >= ${factor}x ${label} (req/s, same queries, same run)`,
+      measured: ok ? `${x.toFixed(1)}x` : `not measured${alt?.skipped ? ` (${alt.skipped})` : ''}`,
+      met: ok ? x >= factor : null,
+    });
+  }
+
+  const small = res.scale.find((p) => p.name.endsWith('1m'));
+  const large = res.scale.find((p) => p.name.endsWith('50m'));
+  if (small?.result.ok && large?.result.ok) {
+    const x = large.result.run.p99Ms / small.result.run.p99Ms;
+    const x50 = large.result.run.p50Ms / small.result.run.p50Ms;
+    checks.push({ target: 'walk-forward latency at 50M rows within 1.5x of 1M', measured: `p99 ${x.toFixed(2)}x, p50 ${x50.toFixed(2)}x`, met: x <= 1.5 });
+  } else {
+    const why = !large?.result.ok && large !== undefined ? `50M point failed: ${(large.result as { error: string }).error.split('\n')[0]}` : 'not measured';
+    checks.push({ target: 'walk-forward latency at 50M rows within 1.5x of 1M', measured: why, met: large === undefined ? null : false });
+  }
+
+  const p1 = res.alternatives.find((a) => isPitcache(a) && a.setup !== undefined);
+  const data = res.data[0];
+  if (p1?.setup !== undefined && data !== undefined) {
+    const rps = data.rows / p1.setup.loadSeconds;
+    checks.push({ target: 'load >= 3M rows/s (Arrow bytes to serving)', measured: `${(rps / 1e6).toFixed(2)}M rows/s (${p1.name}, ${p1.setup.loadSeconds.toFixed(2)} s for ${data.rows.toLocaleString('en-US')} rows)`, met: rps >= 3e6 });
+    const rss = p1.setup.rssBytes;
+    const after = p1.memoryAfterRuns?.rss;
+    checks.push({
+      target: 'RSS <= 1.5x the Arrow files',
+      measured:
+        rss === undefined
+          ? 'not measured'
+          : `${(rss / data.arrowBytes).toFixed(2)}x after load${after === undefined ? '' : `, ${(after / data.arrowBytes).toFixed(2)}x after the runs`}, peak ${((p1.setup.peakRssBytes ?? NaN) / data.arrowBytes).toFixed(2)}x` +
+            (res.emptyServer ? `; ${((rss - res.emptyServer.rss) / data.arrowBytes).toFixed(2)}x above an empty server` : ''),
+      met: rss === undefined ? null : rss <= 1.5 * data.arrowBytes,
+    });
+  }
+
+  const md: string[] = ['## Targets', ''];
+  if (res.quick) md.push('> Quick mode: the targets are stated for the full data sets; these verdicts only show the harness works.', '');
+  md.push('| target | measured | met |', '|---|---|---|');
+  for (const c of checks) md.push(`| ${c.target} | ${c.measured} | ${c.met === null ? 'not measured' : c.met ? 'yes' : '**no**'} |`);
+  md.push('');
+  for (const c of checks.filter((x) => x.met === false)) {
+    md.push(`### Why: ${c.target} (from a profile)`, '');
+    md.push('_To be filled from a CPU profile: `npm run bench -- --cpu-prof` writes `.cpuprofile` files of the pitcache server (one per run) to `bench/.profiles/`; open them in Chrome DevTools or speedscope and name the functions that take the time._', '');
+  }
+  return { checks, markdown: md };
+}

@@ -1,0 +1,168 @@
+/**
+ * `npm run bench`: generates the data sets if needed, runs every workload against pitcache
+ * (1 and 2 workers), the same handler over node:http, DuckDB and PostgreSQL, the scale points,
+ * the S3 load and swap, and the micro-benchmarks; writes bench/RESULTS.md.
+ *
+ *   npm run bench -- [--quick] [--duration S] [--warmup S] [--connections N]
+ *                    [--only pitcache,pitcache-2,node-http,duckdb,postgres]
+ *                    [--skip scale,s3,micro,throughput] [--cpu-prof] [--out FILE]
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Alternative } from './alternatives/types.js';
+import { HttpServerAlternative } from './alternatives/http-server.js';
+import { nodeHttpAlternative } from './alternatives/node-http.js';
+import { cliHasWorkers, pitcacheAlternative, type PitcacheOptions } from './alternatives/pitcache.js';
+import { ensureData } from './data/ensure-data.js';
+import { planFor, SCALE_DATASET } from './data/plan.js';
+import { canPin } from './lib/proc.js';
+import { repoRoot } from './lib/paths.js';
+import { machineInfo } from './report/machine.js';
+import { renderMarkdown } from './report/markdown.js';
+import type { BenchResults } from './report/model.js';
+import { microQueries } from './micro/micro-queries.js';
+import { runMicro } from './micro/hot-paths.js';
+import { emptyServerMemory } from './sections/baseline.js';
+import { runS3 } from './sections/s3.js';
+import { runScale, summary } from './sections/scale.js';
+import { runThroughput, type RunContext } from './sections/throughput.js';
+import { ensureWrk } from './wrk/run-wrk.js';
+import { WORKLOAD_TEXT, WORKLOADS, buildWorkloads } from './workloads.js';
+
+const log = (m: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+
+async function main(): Promise<void> {
+  const { values: a } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string', default: '64' },
+      only: { type: 'string' },
+      skip: { type: 'string', default: '' },
+      'cpu-prof': { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const root = repoRoot();
+  process.chdir(root);
+  const quick = a.quick!;
+  const ctx: RunContext = {
+    quick,
+    connections: Number(a.connections),
+    durationSec: Number(a.duration ?? (quick ? 2 : 30)),
+    warmupSec: Number(a.warmup ?? (quick ? 1 : 5)),
+    log,
+  };
+  const skip = new Set(a.skip!.split(',').filter(Boolean));
+  const only = a.only === undefined ? null : new Set(a.only.split(','));
+  const dataRoot = resolve(a['data-dir'] ?? join(root, 'bench/.data'));
+  const out = resolve(a.out ?? (quick ? join(dataRoot, 'RESULTS-quick.md') : join(root, 'bench/RESULTS.md')));
+  const json = out.replace(/\.md$/, '') + '.json';
+  const queryCount = quick ? 2000 : 20_000;
+
+  const machine = machineInfo();
+  machine.versions.wrk = ensureWrk(log);
+  // Two CPUs: the server on CPU 0, wrk (and s3rver) on CPU 1, so neither steals the other's time.
+  const pin = canPin() && machine.cores >= 2;
+  const serverCpus = pin ? '0' : undefined;
+  const otherCpus = pin ? String(machine.cores - 1) : undefined;
+  const bothCpus = pin ? `0-${machine.cores - 1}` : undefined;
+  const profDir = join(root, 'bench/.profiles');
+  if (a['cpu-prof']) await mkdir(profDir, { recursive: true });
+  const pitcache = (o: PitcacheOptions): ReturnType<typeof pitcacheAlternative> =>
+    pitcacheAlternative({ ...o, ...(a['cpu-prof'] ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}) });
+
+  const res: BenchResults = {
+    startedAt: new Date().toISOString(),
+    quick,
+    command: `npm run bench --${process.argv.slice(2).length > 0 ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(/ --$/, ''),
+    options: { ...a, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec, dataRoot: relative(root, dataRoot) },
+    machine,
+    pinning: pin
+      ? `servers pinned with \`taskset -c ${serverCpus}\`, wrk and s3rver with \`taskset -c ${otherCpus}\`; the 2-worker pitcache gets \`taskset -c ${bothCpus}\` and so shares CPU ${otherCpus} with wrk. DuckDB and PostgreSQL are not pinned.`
+      : 'none (taskset missing or fewer than two CPUs)',
+    data: [],
+    workloads: [],
+    connections: ctx.connections,
+    durationSec: ctx.durationSec,
+    warmupSec: ctx.warmupSec,
+    alternatives: [],
+    crossChecks: [],
+    scale: [],
+    notes: [],
+  };
+  const save = async (): Promise<void> => {
+    res.finishedAt = new Date().toISOString();
+    await mkdir(resolve(out, '..'), { recursive: true });
+    await writeFile(json, JSON.stringify(res, null, 2) + '\n');
+    await writeFile(out, renderMarkdown(res));
+  };
+
+  const main = await ensureData(dataRoot, 'main', quick, log);
+  res.data.push(summary(main));
+  const plan = planFor('main', quick);
+  const workloads = buildWorkloads(plan, { count: queryCount, pageWalkCount: quick ? 100 : 1000 });
+  for (const w of WORKLOADS) res.workloads.push({ name: w, text: WORKLOAD_TEXT[w], queries: workloads[w].length });
+
+  const wrkSide = { ...(serverCpus === undefined ? {} : { serverCpus }), ...(otherCpus === undefined ? {} : { wrkCpus: otherCpus }) };
+  if (!skip.has('throughput')) {
+    res.emptyServer = await emptyServerMemory(() => pitcache({ workers: 1, ...wrkSide })).catch(() => null);
+    const alts: { key: string; make: () => Promise<Alternative | string> }[] = [
+      { key: 'pitcache', make: async () => pitcache({ workers: 1, ...wrkSide }) },
+      {
+        key: 'pitcache-2',
+        make: async () => (cliHasWorkers() ? pitcache({ workers: 2, ...wrkSide, ...(bothCpus === undefined ? {} : { serverCpus: bothCpus }) }) : 'this build of pitcache has no --workers'),
+      },
+      { key: 'node-http', make: async () => nodeHttpAlternative(wrkSide) },
+      { key: 'duckdb', make: () => optional('./alternatives/duckdb.js') },
+      { key: 'postgres', make: () => optional('./alternatives/postgres.js') },
+    ];
+    const chosen: Alternative[] = [];
+    for (const x of alts.filter((x) => only === null || only.has(x.key))) {
+      const alt = await x.make();
+      if (typeof alt === 'string') res.alternatives.push({ name: x.key, skipped: alt, runs: {} });
+      else chosen.push(alt);
+    }
+    if (chosen.some((x) => !(x instanceof HttpServerAlternative))) {
+      // Written once and cached: the SQL systems' load times then start from the CSV, not from its creation.
+      log('writing CSV side files for the SQL alternatives (once)');
+      for (const ds of main.datasets) await ds.csvPath();
+    }
+    await runThroughput(ctx, chosen, main, workloads, res, save);
+  }
+  if (!skip.has('scale')) await runScale(ctx, dataRoot, queryCount, () => pitcache({ workers: 1, ...wrkSide }), res, save);
+  if (!skip.has('s3')) {
+    await runS3(ctx, dataRoot, queryCount, pitcache, { ...(serverCpus === undefined ? {} : { serverCpus }), ...(otherCpus === undefined ? {} : { otherCpus }) }, res);
+    await save();
+  }
+  if (!skip.has('micro')) {
+    log('micro-benchmarks');
+    const ds = main.datasets.find((d) => d.id === SCALE_DATASET)!;
+    res.micro = await runMicro({ arrowPath: ds.arrowPath, dataset: ds.id, queries: microQueries(plan, ds.id), quick }).then(
+      (r) => ({ ok: true as const, table: { ...r.table, dataset: ds.id }, results: r.results }),
+      (e: unknown) => ({ ok: false as const, error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+  if (a['cpu-prof']) res.notes.push(`CPU profiles of every pitcache server process are in ${relative(root, profDir)}/.`);
+  await save();
+  log(`wrote ${relative(root, out)} and ${relative(root, json)}`);
+}
+
+/** An alternative module another engineer provides; its absence is a note, not a failure. */
+async function optional(spec: string): Promise<Alternative | string> {
+  try {
+    const mod = (await import(spec)) as { default?: () => Alternative };
+    if (typeof mod.default !== 'function') return `${spec} has no default export creating an Alternative`;
+    return mod.default();
+  } catch (e) {
+    return `${spec} could not be loaded: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,105 @@
+/** Every alternative, every workload, on the main data set: throughput, latency, load, memory, answers. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Alternative, BenchData, BenchQuery, WorkloadName } from '../alternatives/types.js';
+import { HttpServerAlternative } from '../alternatives/http-server.js';
+import type { AlternativeResults, BenchResults } from '../report/model.js';
+import { toPath, WORKLOADS } from '../workloads.js';
+
+export interface RunContext {
+  readonly quick: boolean;
+  readonly connections: number;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+  readonly log: (m: string) => void;
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export async function runThroughput(
+  ctx: RunContext,
+  alternatives: readonly Alternative[],
+  data: BenchData,
+  workloads: Record<WorkloadName, BenchQuery[]>,
+  res: BenchResults,
+  /** called after every alternative, so a crash late in a long run keeps what was measured */
+  save: () => Promise<void>,
+): Promise<void> {
+  const sample = ctx.quick ? 2 : 5;
+  for (const alt of alternatives) {
+    const out: AlternativeResults = { name: alt.name, runs: {} };
+    res.alternatives.push(out);
+    let avail: Awaited<ReturnType<Alternative['available']>>;
+    try {
+      avail = await alt.available();
+    } catch (e) {
+      avail = { ok: false, reason: errorText(e) };
+    }
+    if (!avail.ok) {
+      out.skipped = avail.reason;
+      ctx.log(`${alt.name}: skipped (${avail.reason})`);
+      continue;
+    }
+    try {
+      ctx.log(`${alt.name}: loading ${data.name} (${data.totalRows.toLocaleString('en-US')} rows)`);
+      out.setup = await alt.setup(data);
+      ctx.log(`${alt.name}: ready in ${out.setup.loadSeconds.toFixed(2)} s`);
+      if (out.setup.version !== undefined && /duckdb|postgres/i.test(alt.name)) res.machine.versions[alt.name] = out.setup.version;
+      if (alt instanceof HttpServerAlternative) out.loads = await alt.datasetLoads().catch(() => []);
+      if (alt instanceof HttpServerAlternative && res.ceiling === undefined && alt.name.startsWith('pitcache')) {
+        res.ceiling = await ceiling(alt, ctx).then(
+          (r) => ({ ok: true as const, ...r }),
+          (e: unknown) => ({ ok: false as const, error: errorText(e) }),
+        );
+      }
+      await crossCheck(alt, workloads, sample, res);
+      for (const w of WORKLOADS) {
+        try {
+          const r = await alt.run(w, workloads[w], { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
+          out.runs[w] = { ok: true, ...r };
+          ctx.log(`${alt.name} ${w}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors`);
+        } catch (e) {
+          out.runs[w] = { ok: false, error: errorText(e) };
+          ctx.log(`${alt.name} ${w}: failed: ${errorText(e).split('\n')[0]}`);
+        }
+      }
+      if (alt instanceof HttpServerAlternative) out.memoryAfterRuns = alt.memory();
+    } catch (e) {
+      out.skipped = `setup failed: ${errorText(e).split('\n')[0]}`;
+      ctx.log(`${alt.name}: ${out.skipped}`);
+    } finally {
+      await alt.teardown().catch((e: unknown) => ctx.log(`${alt.name}: teardown failed: ${errorText(e)}`));
+    }
+    await save();
+  }
+}
+
+/** The first queries of each workload, answered by this alternative; totals compared in the report. */
+async function crossCheck(alt: Alternative, workloads: Record<WorkloadName, BenchQuery[]>, n: number, res: BenchResults): Promise<void> {
+  if (alt.totalRows === undefined) return;
+  for (const w of WORKLOADS) {
+    for (const q of workloads[w].slice(0, n)) {
+      const path = toPath(q);
+      let entry = res.crossChecks.find((c) => c.path === path);
+      if (entry === undefined) res.crossChecks.push((entry = { workload: w, path, totals: {} }));
+      try {
+        entry.totals[alt.name] = await alt.totalRows(q);
+      } catch (e) {
+        entry.totals[alt.name] = `error: ${errorText(e).split('\n')[0]}`;
+      }
+    }
+  }
+}
+
+/** wrk with the same script against GET /healthz: what the load generator and transport can do at most. */
+async function ceiling(alt: HttpServerAlternative, ctx: RunContext): Promise<Awaited<ReturnType<HttpServerAlternative['wrk']>>> {
+  const dir = await mkdtemp(join(tmpdir(), 'pitcache-bench-ceiling-'));
+  try {
+    const file = join(dir, 'healthz.paths');
+    await writeFile(file, '/healthz\n');
+    return await alt.wrk(file, 'list', ctx.connections, ctx.durationSec);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
