@@ -95,7 +95,7 @@ export async function writeSnapshot(plan: DatasetPlan, sourceDir: string, genera
         mv.str[i] = '1.0';
         for (let j = 0; j < codes.length; j++) cols[keyBase + j]!.num[i] = codes[j]!;
         if (plan.hourly) cols[keyBase + codes.length]!.num[i] = k.hour;
-        for (let j = 0; j < v.values.length; j++) setValue(cols[valueBase + j]!, i, v.values[j] ?? null, valueCodes[j] ?? null);
+        for (let j = 0; j < valueCodes.length; j++) setValue(cols[valueBase + j]!, i, v.values[j] ?? null, valueCodes[j] ?? null);
         rows++;
         if (b.full) writer.write(b.take());
       }
