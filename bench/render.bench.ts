@@ -9,19 +9,9 @@ import type { Column } from '../src/store/column.js';
 import { buildStringDictionary } from '../src/store/string-dictionary.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
 import { RowRenderer } from '../src/render/row-renderer.js';
+import { rng } from '../test/support/rng.js';
 
 const ROWS = 10_000;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fixture(): { columns: Column[]; objects: Record<string, unknown>[] } {
   const r = rng(42);

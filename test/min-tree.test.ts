@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MinTree } from '../src/store/min-tree.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './support/rng.js';
 
 describe('MinTree.rightmostAtMost', () => {
   it('agrees with a linear scan on random arrays, ranges and thresholds', () => {

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../src/render/byte-writer.js';
 import { putInt64, putInt64Halves } from '../src/render/format-number.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './support/rng.js';
 
 const out = new ByteWriter(16);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildStringDictionary, compareUtf8 } from '../src/store/string-dictionary.js';
+import { rng } from './support/rng.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -23,17 +24,6 @@ function wtf8(s: string): Buffer {
     else bytes.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
   }
   return Buffer.from(bytes);
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function expectRanksFollow(values: string[], compare: (a: string, b: string) => number): void {
