@@ -49,7 +49,7 @@ export function duckdbQuery(ds: BenchDataset, plan: QueryPlan, after: KeysetAfte
     // window's fixed cost by a third; over many series packing every row into a struct
     // costs more than the window's sort, by as much.
     body = oneSeries
-      ? `SELECT * FROM (SELECT unnest(arg_max({${struct()}}, (${ident('str_observed_at')}, ${ident('str_ingested_at')}, -"pos"))) ` +
+      ? `SELECT * FROM (SELECT unnest(arg_max({${struct()}}, (${ident('str_observed_at')}, ${ident('str_ingested_at')}, "pos"))) ` +
         `FROM ${duckdbTableName(ds)}${whereText(where)} GROUP BY ${order}) AS r`
       : `SELECT ${cols} FROM ${duckdbTableName(ds)}${whereText(where)} QUALIFY row_number() OVER (PARTITION BY ${order} ORDER BY ${NEWEST}) = 1`;
   }
