@@ -7,9 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
-import { rowsOf } from './support/fixtures.js';
 import type { FaultMode } from './support/tcp-fault-proxy.js';
-import { ALL_ROWS, GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served } from './support/s3-harness.js';
+import { GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served, gridValues, refreshReport, type RefreshReport } from './support/s3-harness.js';
 
 const STALL_MS = 100;
 /**
@@ -34,14 +33,8 @@ afterAll(async () => {
   await world?.close();
 });
 
-const values = async (): Promise<unknown[]> => rowsOf(await s.get(ALL_ROWS)).map((r) => r['value']);
-
-type Report = { outcome: string; generation_before: number | null; generation_after: number | null; error: string | null };
-async function refreshGrid(): Promise<Report> {
-  const r = await s.refresh();
-  expect(r.status, r.text).toBe(200);
-  return (r.body.datasets as Array<Report & { dataset: string }>).find((d) => d.dataset === GRID_ID)!;
-}
+const values = (): Promise<unknown[]> => gridValues(s);
+const refreshGrid = (): Promise<RefreshReport> => refreshReport(s);
 
 /**
  * Generation served+1 waits at the source while `mode` is on: two refreshes fail with the

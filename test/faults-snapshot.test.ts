@@ -10,8 +10,7 @@ import type { ColumnSpec } from '../src/snapshot/arrow-writer.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';
-import { rowsOf } from './support/fixtures.js';
-import { ALL_ROWS, GRID, GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served } from './support/s3-harness.js';
+import { GRID, GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served, gridValues, refreshReport, type RefreshReport } from './support/s3-harness.js';
 
 const MANIFEST = 'pemi/grid_stress/manifest.json';
 /**
@@ -35,14 +34,8 @@ afterAll(async () => {
   await world?.close();
 });
 
-const values = async (): Promise<unknown[]> => rowsOf(await s.get(ALL_ROWS)).map((r) => r['value']);
-
-type Report = { outcome: string; generation_before: number | null; generation_after: number | null; error: string | null };
-async function refreshGrid(): Promise<Report> {
-  const r = await s.refresh();
-  expect(r.status, r.text).toBe(200);
-  return (r.body.datasets as Array<Report & { dataset: string }>).find((d) => d.dataset === GRID_ID)!;
-}
+const values = (): Promise<unknown[]> => gridValues(s);
+const refreshGrid = (): Promise<RefreshReport> => refreshReport(s);
 
 interface Fault {
   /** publishes something bad as generation `next` */

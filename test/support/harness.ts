@@ -89,22 +89,24 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     source,
     server,
     clock,
-    async get(path, key = TEST_KEY, init = {}) {
-      const headers: Record<string, string> = {};
-      if (key !== null) headers['x-api-key'] = key;
-      const res = await fetch(url + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      return { status: res.status, headers: res.headers, text, body };
-    },
+    get: (path, key = TEST_KEY, init = {}) => request(url, path, key, init),
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** One HTTP request to a test server; the body is parsed when it is JSON. */
+export async function request(url: string, path: string, key: string | null = TEST_KEY, init: RequestInit = {}): Promise<Reply> {
+  const headers: Record<string, string> = key === null ? {} : { 'x-api-key': key };
+  const res = await fetch(url + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
 }

@@ -17,8 +17,10 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import type { Timers } from '../../src/server/timers.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { expect } from 'vitest';
-import { pitSnapshot, type PitRow } from './fixtures.js';
-import { ADMIN_KEY, TEST_KEY, defaultKeysJson, type Reply } from './harness.js';
+import { pitSnapshot, rowsOf, type PitRow } from './fixtures.js';
+import { ADMIN_KEY, defaultKeysJson, request, type Reply } from './harness.js';
+
+export { request };
 import { startS3rver, testS3Client, type TestS3 } from './s3rver.js';
 import { TcpFaultProxy } from './tcp-fault-proxy.js';
 
@@ -203,19 +205,6 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function request(url: string, path: string, key: string | null = TEST_KEY, init: RequestInit = {}): Promise<Reply> {
-  const headers: Record<string, string> = key === null ? {} : { 'x-api-key': key };
-  const res = await fetch(url + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body };
-}
-
 /** A real server on `source` (inline builds, no polling, a ManualClock unless told otherwise). */
 export function serve(source: SnapshotSource, opts: Partial<StartOptions> = {}): Promise<Served> {
   const logs = new LogCapture();
@@ -275,4 +264,18 @@ export async function nextCheck(s: Served, timers: ManualTimers, dataset = GRID_
     }
   }
   throw new Error(`${dataset} was not checked in 100 timer firings`);
+}
+
+/** The `value` column of every row of the grid dataset, in answer order. */
+export async function gridValues(s: Served): Promise<unknown[]> {
+  return rowsOf(await s.get(ALL_ROWS)).map((r) => r['value']);
+}
+
+export type RefreshReport = { outcome: string; generation_before: number | null; generation_after: number | null; error: string | null };
+
+/** POST /admin/refresh, this dataset's entry of the answer. */
+export async function refreshReport(s: Served, dataset = GRID_ID): Promise<RefreshReport> {
+  const r = await s.refresh();
+  expect(r.status, r.text).toBe(200);
+  return (r.body.datasets as Array<RefreshReport & { dataset: string }>).find((d) => d.dataset === dataset)!;
 }
