@@ -23,6 +23,7 @@ import {
   makeVector,
 } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
+import { utf8Data, Validity } from '../../src/snapshot/arrow-buffers.js';
 
 export type BuilderSpec =
   | { name: string; kind: 'date32' }
@@ -34,7 +35,6 @@ export type BuilderSpec =
 
 const UNIT_US = { s: 1_000_000, ms: 1000, us: 1 } as const;
 const TWO_32 = 2 ** 32;
-const encoder = new TextEncoder();
 
 /** One column's buffer. Values are set by row index; NaN / null / code -1 mean null. */
 export class ColumnBuffer {
@@ -65,7 +65,7 @@ export class ColumnBuffer {
         break;
       case 'dict':
         // Explicit ids (the column index) keep the bytes the same from run to run.
-        this.dictionary = makeVector(utf8Data(spec.words, spec.words.length));
+        this.dictionary = makeVector(utf8Data(spec.words, 0, spec.words.length));
         this.type = new Dictionary(new Utf8(), new Int32(), id, false);
         break;
       case 'float64':
@@ -89,7 +89,7 @@ export class ColumnBuffer {
     const valid = new Validity(n);
     switch (s.kind) {
       case 'utf8':
-        return utf8Data(this.str, n);
+        return utf8Data(this.str, 0, n);
       case 'timestamp': {
         const data = new BigInt64Array(n);
         const words = new Uint32Array(data.buffer);
@@ -161,48 +161,5 @@ export class BatchBuilder {
     const children = this.columns.map((c) => c.finish(n));
     this.rows = 0;
     return new RecordBatch(this.schema, makeData({ type: new Struct(this.fields), length: n, nullCount: 0, children }));
-  }
-}
-
-function utf8Data(values: readonly (string | null)[], n: number): Data<Utf8> {
-  const offsets = new Int32Array(n + 1);
-  const valid = new Validity(n);
-  const cache = new Map<string, Uint8Array>();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) valid.setNull(i);
-    else {
-      let b = cache.get(v);
-      if (b === undefined) cache.set(v, (b = encoder.encode(v)));
-      parts.push(b);
-      total += b.length;
-    }
-    offsets[i + 1] = total;
-  }
-  const data = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    data.set(p, at);
-    at += p.length;
-  }
-  return makeData({ type: new Utf8(), length: n, nullCount: valid.nullCount, nullBitmap: valid.bitmap(), valueOffsets: offsets, data });
-}
-
-/** A validity bitmap that exists only once a null shows up. */
-class Validity {
-  private bits: Uint8Array | null = null;
-  nullCount = 0;
-  constructor(private readonly length: number) {}
-
-  setNull(i: number): void {
-    if (this.bits === null) this.bits = new Uint8Array(Math.ceil(this.length / 8)).fill(0xff);
-    this.bits[i >> 3]! &= ~(1 << (i & 7));
-    this.nullCount++;
-  }
-
-  bitmap(): Uint8Array {
-    return this.bits ?? new Uint8Array(0);
   }
 }
