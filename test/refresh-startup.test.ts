@@ -76,8 +76,12 @@ describe('start-up with the source unreachable', () => {
     expect(ready.status).toBe(200);
     const named = (ready.body.datasets as Array<{ dataset: string; state: string; error: string | null }>).find((d) => d.dataset === GRID_ID)!;
     expect(named.state).not.toBe('loaded');
+    expect(named.state).toBe('unreachable');
     expect(named.error).toMatch(/pemi\/grid_stress\/manifest\.json.*ECONNREFUSED/);
-    expectError(await s.get(ALL_ROWS), 503, 'dataset_unavailable', undefined);
+    const unavailable = await s.get(ALL_ROWS);
+    expectError(unavailable, 503, 'dataset_unavailable', undefined);
+    // An outage is not a refusal: the caller is told which it is.
+    expect(unavailable.body.error.message).toBe('pemi/grid_stress is not loaded: the snapshot source cannot be reached');
     expect(s.logs.lines.filter((l) => l['msg'] === 'source unreachable at start; retrying')).toHaveLength(4);
 
     // The source comes back: the next refresh loads.

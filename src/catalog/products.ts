@@ -75,11 +75,6 @@ export function findProduct(id: string): ProductSpec | undefined {
   return byId.get(id);
 }
 
-/** "product/dataset": the identity of a dataset everywhere in the code and the logs. */
-export function datasetId(productId: string, dataset: string): string {
-  return `${productId}/${dataset}`;
-}
-
 export function isNamedDataset(productId: string, dataset: string): boolean {
   return byId.get(productId)?.datasets.includes(dataset) ?? false;
 }

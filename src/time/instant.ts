@@ -7,11 +7,6 @@
 export const US_PER_SECOND = 1_000_000;
 export const US_PER_DAY = 86_400 * US_PER_SECOND;
 
-/** Days since epoch to the instant 00:00:00Z of that day, in microseconds. */
-export function dayStartUs(day: number): number {
-  return day * US_PER_DAY;
-}
-
 /** The last microsecond of a UTC day: `as_of=YYYY-MM-DD` means the end of that day. */
 export function dayEndUs(day: number): number {
   return (day + 1) * US_PER_DAY - 1;
