@@ -121,3 +121,48 @@ describe('RowRenderer', () => {
     expect(Buffer.from(out.view()).toString()).toBe('{"data":[{"date":"2024-02-29"}]}');
   });
 });
+
+describe('RowRenderer caches (a cache must never change what is written)', () => {
+  it('renders Float32 cells the same as their widened doubles, through slot collisions and revisits', () => {
+    // 20,000 distinct float32 values (many share a slot of the 2,048-slot text cache), then
+    // the same values again in another order, with NaN payloads, ±0 and infinities mixed in.
+    const specials = [NaN, -0, 0, Infinity, -Infinity, 3.4028234663852886e38, 1.401298464324817e-45];
+    const raw = new Float32Array(20_000 + specials.length);
+    for (let i = 0; i < 20_000; i++) raw[i] = (i - 10_000) * 0.01 + i * 1e-7;
+    raw.set(specials, 20_000);
+    const bits = new Uint32Array(raw.buffer);
+    bits[20_001] = 0x7fc00001; // another NaN bit pattern
+    const column: Column = { kind: 'float', name: 'v', validity: null, values: raw };
+    const order = [...Array.from({ length: raw.length }, (_, i) => i), ...Array.from({ length: raw.length }, (_, i) => raw.length - 1 - i)];
+    const parsed = render([column], order).parsed as { v: number | null }[];
+    parsed.forEach((row, i) => {
+      const x = raw[order[i]!]!;
+      expect(row.v).toBe(Number.isFinite(x) ? (x === 0 ? 0 : x) : null);
+    });
+  });
+
+  it('writes the same text for days that share a day-cache slot, alternating', () => {
+    const days = [19000, 19000 + 4096, 19000 - 4096, 19000, 19000 + 4096 * 7, -719528, 2932896];
+    const expected = days.map((d) => new Date(d * 86_400_000).toISOString().slice(0, 10).replace(/^\+0*(\d{4,})/, '$1'));
+    const date: Column = { kind: 'date32', name: 'd', validity: null, values: Int32Array.from(days) };
+    const ts: Column = { kind: 'timestamp', name: 't', unit: 's', validity: null, values: Float64Array.from(days, (d) => d * 86_400_000_000 + 3_723_000_000) };
+    const parsed = render([date, ts], [0, 1, 2, 3, 4, 5, 6, 0, 4]).parsed as { d: string; t: string }[];
+    const want = [0, 1, 2, 3, 4, 5, 6, 0, 4].map((i) => expected[i]!);
+    expect(parsed.map((r) => r.d)).toEqual(want);
+    expect(parsed.map((r) => r.t)).toEqual(want.map((d) => `${d}T01:02:03Z`));
+  });
+
+  it('keeps keys byte-exact whatever their length (word stores plus a tail)', () => {
+    for (let len = 0; len <= 9; len++) {
+      const name = 'ké"'.repeat(len).slice(0, len);
+      const col: Column = { kind: 'int', name, validity: null, values: Int32Array.from([len]) };
+      const flag: Column = { kind: 'bool', name: `${name}!`, validity: null, values: Uint8Array.from([0]) };
+      expect(render([col, flag], [0]).text).toBe(`[{${JSON.stringify(name)}:${len},${JSON.stringify(`${name}!`)}:false}]`);
+    }
+  });
+
+  it('renders tables whose column names look like code as plain keys', () => {
+    const evil: Column[] = [{ kind: 'int', name: "'); throw new Error('x'); ('`${b}", validity: null, values: Int32Array.from([1]) }];
+    expect(render(evil, [0]).parsed).toEqual([{ "'); throw new Error('x'); ('`${b}": 1 }]);
+  });
+});

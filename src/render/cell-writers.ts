@@ -63,7 +63,36 @@ function putBool(b: Uint8Array, p: number, v: boolean): number {
 
 function floatWriter(values: Float64Array | Float32Array): CellWriter {
   if (values instanceof Float64Array) return (b, p, row) => putFloat(b, p, values[row]!);
-  return (b, p, row) => putFloat(b, p, values[row]!);
+  return float32Writer(values);
+}
+
+/** Slots of a float32 column's text cache (a power of two). */
+const F32_SLOTS = 2048;
+
+/**
+ * A Float32 cell renders as the shortest text of its widened double, which mostly needs the
+ * slow 16–17 digit path (0.76 stored as float32 is -0.7599999904632568). Float32 columns hold
+ * few distinct values (24-bit mantissas of rounded measurements), so each column keeps the
+ * text of recently written values, direct-mapped by their bits (about 70 KB per column).
+ */
+function float32Writer(values: Float32Array): CellWriter {
+  const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
+  const tags = new Int32Array(F32_SLOTS);
+  const lengths = new Uint8Array(F32_SLOTS); // 0: empty (every text has at least one byte)
+  const text = new Uint8Array(F32_SLOTS * MAX_NUMBER_BYTES);
+  return (b, p, row) => {
+    const v = bits[row]!;
+    const slot = Math.imul(v, 0x9e3779b1) >>> 21;
+    const o = slot * MAX_NUMBER_BYTES;
+    let n = lengths[slot]!;
+    if (n === 0 || tags[slot] !== v) {
+      n = putFloat(text, o, values[row]!) - o;
+      lengths[slot] = n;
+      tags[slot] = v;
+    }
+    for (let i = 0; i < n; i++) b[p + i] = text[o + i]!;
+    return p + n;
+  };
 }
 
 function intWriter(values: IntArray): CellWriter {

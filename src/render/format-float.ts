@@ -60,17 +60,15 @@ export function putFloat(b: Uint8Array, p: number, x: number): number {
   return putAscii(b, p, String(ax));
 }
 
-/** `.` and the 6 fraction digits of 0 < f < 10^6, trailing zeros dropped. */
+/** `.` and the 6 fraction digits of 0 < f < 10^6, trailing zeros dropped (at least one digit is not zero). */
 function putFractionDigits(p: number, b: Uint8Array, f: number): number {
-  const d = digits;
   const hi = (f / 10000) | 0;
-  put2(d, 0, hi);
-  put4(d, 2, f - hi * 10000);
-  let end = 6;
-  while (d[end - 1] === 0x30) end--;
-  b[p++] = 0x2e;
-  for (let j = 0; j < end; j++) b[p++] = d[j]!;
-  return p;
+  b[p] = 0x2e;
+  put2(b, p + 1, hi);
+  put4(b, p + 3, f - hi * 10000);
+  let end = p + 7;
+  while (b[end - 1] === 0x30) end--;
+  return end;
 }
 
 /**

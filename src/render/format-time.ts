@@ -15,40 +15,74 @@ export const MAX_TIMESTAMP_BYTES = MAX_DATE_BYTES + 17;
 const US_PER_SECOND = 1_000_000;
 const SECONDS_PER_DAY = 86_400;
 
-// Rows of a response mostly share dates: remember the last civil date computed.
-let cachedDay = NaN;
-let cachedYear = 0;
-let cachedMonth = 0;
-let cachedDate = 0;
+/**
+ * Civil dates already written, direct-mapped by day number: the timestamps of one response
+ * fall on a few thousand days at most, so almost every cell copies its `YYYY-MM-DD` from here
+ * instead of running the calendar arithmetic. Only years 0..9999 are kept (fixed 10 bytes).
+ */
+const DAY_SLOTS = 4096;
+const dayTag = new Float64Array(DAY_SLOTS).fill(NaN);
+const dayText = new Uint8Array(DAY_SLOTS * 10);
 
-/** Hinnant's civil_from_days into the cache, in int arithmetic (|days| < 2^31). */
-function civil(days: number): void {
+/** `HH:MM` of every minute of a day (7 KB). */
+const HH_MM = new Uint8Array(1440 * 5);
+for (let m = 0; m < 1440; m++) {
+  put2(HH_MM, m * 5, Math.floor(m / 60));
+  HH_MM[m * 5 + 2] = 0x3a;
+  put2(HH_MM, m * 5 + 3, m % 60);
+}
+
+/** Hinnant's civil_from_days in int arithmetic (|days| < 2^31); runs only when a day is not cached. */
+function civil(days: number): { y: number; m: number; d: number } {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
   const yoe = ((doe - ((doe / 1460) | 0) + ((doe / 36524) | 0) - ((doe / 146096) | 0)) / 365) | 0;
   const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0));
   const mp = ((5 * doy + 2) / 153) | 0;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  cachedDate = doy - (((153 * mp + 2) / 5) | 0) + 1;
-  cachedMonth = month;
-  cachedYear = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  cachedDay = days;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d: doy - (((153 * mp + 2) / 5) | 0) + 1 };
+}
+
+/** Offset of day's `YYYY-MM-DD` in dayText, or -1 when its year is outside 0..9999. */
+function dayOffset(days: number): number {
+  const slot = days & (DAY_SLOTS - 1);
+  const o = slot * 10;
+  if (dayTag[slot] === days) return o;
+  const { y, m, d } = civil(days);
+  if (y < 0 || y > 9999) return -1;
+  put4(dayText, o, y);
+  dayText[o + 4] = 0x2d;
+  put2(dayText, o + 5, m);
+  dayText[o + 7] = 0x2d;
+  put2(dayText, o + 8, d);
+  dayTag[slot] = days;
+  return o;
 }
 
 /** `YYYY-MM-DD` (unquoted); years outside 0..9999 in ISO 8601 expanded form, ±YYYYYY. */
 function putCivilDate(b: Uint8Array, p: number, days: number): number {
-  if (days !== cachedDay) civil(days);
-  const y = cachedYear;
-  if (y >= 0 && y <= 9999) {
-    p = put4(b, p, y);
-  } else {
-    p = putExpandedYear(b, p, y);
+  const o = dayOffset(days);
+  if (o >= 0) {
+    const t = dayText;
+    b[p] = t[o]!;
+    b[p + 1] = t[o + 1]!;
+    b[p + 2] = t[o + 2]!;
+    b[p + 3] = t[o + 3]!;
+    b[p + 4] = t[o + 4]!;
+    b[p + 5] = t[o + 5]!;
+    b[p + 6] = t[o + 6]!;
+    b[p + 7] = t[o + 7]!;
+    b[p + 8] = t[o + 8]!;
+    b[p + 9] = t[o + 9]!;
+    return p + 10;
   }
+  const { y, m, d } = civil(days);
+  p = putExpandedYear(b, p, y);
   b[p] = 0x2d;
-  put2(b, p + 1, cachedMonth);
+  put2(b, p + 1, m);
   b[p + 3] = 0x2d;
-  put2(b, p + 4, cachedDate);
+  put2(b, p + 4, d);
   return p + 6;
 }
 
@@ -87,15 +121,16 @@ function putDateTime(b: Uint8Array, p: number, seconds: number): number {
   }
   b[p] = 0x22;
   p = putCivilDate(b, p + 1, days);
-  const h = (rem / 3600) | 0;
-  rem -= h * 3600;
-  const m = (rem / 60) | 0;
+  const minute = (rem / 60) | 0;
+  const h = minute * 5;
   b[p] = 0x54;
-  put2(b, p + 1, h);
-  b[p + 3] = 0x3a;
-  put2(b, p + 4, m);
+  b[p + 1] = HH_MM[h]!;
+  b[p + 2] = HH_MM[h + 1]!;
+  b[p + 3] = HH_MM[h + 2]!;
+  b[p + 4] = HH_MM[h + 3]!;
+  b[p + 5] = HH_MM[h + 4]!;
   b[p + 6] = 0x3a;
-  put2(b, p + 7, rem - m * 60);
+  put2(b, p + 7, rem - minute * 60);
   return p + 9;
 }
 
