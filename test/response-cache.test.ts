@@ -92,6 +92,23 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
     expect(second.body.metadata.data_age_hours - first.body.metadata.data_age_hours).toBeCloseTo(1, 9);
   });
 
+  it('hits of one entry in a row each carry exactly their own metadata, whatever its length', async () => {
+    // A hit writes its metadata into the cached body's spare room: a shorter metadata after a
+    // longer one must leave no byte of the earlier one behind.
+    const cachedClock = cached.clock as ManualClock;
+    const plainClock = plain.clock as ManualClock;
+    plainClock.advance(cachedClock.now() - plainClock.now());
+    const path = '/gbsi_eu/system_stress?country=FR&date_from=2026-04-02';
+    const norm = (r: Reply): string => r.text.replace(/req_[0-9a-z]+/g, 'req_x');
+    for (const step of [0, 1, 3_600_000, 7, 86_400_000 * 400, 1]) {
+      cachedClock.advance(step);
+      plainClock.advance(step);
+      const a = await cached.get(path);
+      const b = await plain.get(path);
+      expect(norm(a), `after +${step} ms`).toBe(norm(b));
+    }
+  });
+
   it('never serves a body of a superseded generation', async () => {
     for (const q of QUERIES) await cached.get(`/gbsi_eu/system_stress?${q}`);
     await writeGeneration(cached.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');

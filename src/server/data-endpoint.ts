@@ -35,10 +35,18 @@ interface PageMeta {
 }
 
 interface CachedBody {
-  /** the body up to `metadata`, owned */
-  readonly head: Uint8Array;
+  /**
+   * The body up to `metadata` in [0, headLength), owned, with room after it: a hit writes
+   * its metadata there and hands out the whole body without copying the head. A hit's
+   * metadata only lives until the next request, which is all the caller needs.
+   */
+  body: Buffer;
+  readonly headLength: number;
   readonly meta: PageMeta;
 }
+
+/** Room kept after a cached head for the per-request metadata (it grows if ever short). */
+const METADATA_ROOM = 1024;
 
 /**
  * parse -> resolve -> render for data requests. With `responseCacheBytes` > 0, bodies are
@@ -93,10 +101,10 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, resp
     };
   }
 
-  function finish(meta: PageMeta, recordId: string): Uint8Array {
+  function finish(meta: PageMeta, recordId: string, w: ByteWriter = out): Uint8Array {
     const nowUs = clock.now() * 1000;
     const refUs = meta.asOfUs ?? nowUs;
-    writeEnvelopeMetadata(out, {
+    writeEnvelopeMetadata(w, {
       retrievedAtUs: nowUs,
       totalCount: meta.totalCount,
       recordId,
@@ -104,7 +112,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, resp
       dataAgeHours: meta.maxObserved === null ? null : (refUs - meta.maxObserved) / 3_600_000_000,
       extensions: meta.extensions,
     });
-    return out.view();
+    return w.view();
   }
 
   if (responseCacheBytes <= 0) {
@@ -116,19 +124,24 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, resp
 
   const cache = new LRUCache<string, CachedBody>({
     maxSize: responseCacheBytes,
-    sizeCalculation: (v, k) => v.head.byteLength + 2 * k.length + 256,
+    sizeCalculation: (v, k) => v.body.byteLength + 2 * k.length + 256,
   });
+  const hitWriter = new ByteWriter(16);
   return (slot, rawQuery, recordId) => {
     const { query, gen, resume } = locate(slot, rawQuery);
     const key = `${slot.id}\u0001${gen.number}\u0001${query.canonical}\u0001${query.cursor ?? ''}`;
     const hit = cache.get(key);
     if (hit !== undefined) {
-      out.reset();
-      out.bytes(hit.head);
-      return finish(hit.meta, recordId);
+      hitWriter.buf = hit.body;
+      hitWriter.pos = hit.headLength;
+      const view = finish(hit.meta, recordId, hitWriter);
+      hit.body = hitWriter.buf; // kept if the metadata ever outgrew the room
+      return view;
     }
     const meta = renderHead(slot, query, gen, resume);
-    cache.set(key, { head: Uint8Array.prototype.slice.call(out.buf, 0, out.pos), meta });
+    const body = Buffer.allocUnsafeSlow(out.pos + METADATA_ROOM);
+    out.buf.copy(body, 0, 0, out.pos);
+    cache.set(key, { body, headLength: out.pos, meta });
     return finish(meta, recordId);
   };
 }
