@@ -94,6 +94,8 @@ function splitQuery(raw: string, product: ProductSpec): Map<string, string> {
 }
 
 function decode(text: string, param: string): string {
+  // Most parameters carry nothing encoded: skip the decoder (and its string copy) for them.
+  if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.includes('+') ? text.replace(/\+/g, ' ') : text);
   } catch {
