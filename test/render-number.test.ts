@@ -141,6 +141,15 @@ describe('float rendering round-trips exactly', () => {
     expect(floatText(0.000123)).toBe('0.000123');
   });
 
+  it('drops exactly the trailing zeros of 1 to 6 decimals, as Number.prototype.toString does', () => {
+    // Every shape of the last six digits: k·10^-d for d = 1..6 and k with 0..5 trailing zeros.
+    const xs: number[] = [];
+    for (let d = 1; d <= 6; d++) {
+      for (const k of [1, 7, 10, 12, 100, 120, 1000, 1230, 10000, 12300, 100000, 123456, 999999, 1000001, 4200000]) xs.push(k / 10 ** d, -(k / 10 ** d) - 3);
+    }
+    expect(xs.map(floatText)).toEqual(xs.map((x) => String(x)));
+  });
+
   it('renders NaN and infinities as null, -0 as 0', () => {
     expect(floatText(NaN)).toBe('null');
     expect(floatText(Infinity)).toBe('null');

@@ -60,15 +60,24 @@ export function putFloat(b: Uint8Array, p: number, x: number): number {
   return putAscii(b, p, String(ax));
 }
 
-/** `.` and the 6 fraction digits of 0 < f < 10^6, trailing zeros dropped (at least one digit is not zero). */
+/** `.` and the digits of f·10^-6 for an integer 0 < f < 10^6, trailing zeros dropped. */
 function putFractionDigits(p: number, b: Uint8Array, f: number): number {
-  const hi = (f / 10000) | 0;
+  const fi = f | 0;
   b[p] = 0x2e;
-  put2(b, p + 1, hi);
-  put4(b, p + 3, f - hi * 10000);
-  let end = p + 7;
-  while (b[end - 1] === 0x30) end--;
-  return end;
+  if (fi % 100 !== 0) {
+    const hi = (fi / 10000) | 0;
+    put2(b, p + 1, hi);
+    put4(b, p + 3, fi - hi * 10000);
+    return fi % 10 === 0 ? p + 6 : p + 7;
+  }
+  const c = (fi / 100) | 0; // 4 digits, the last not all zero
+  if (c % 100 !== 0) {
+    put4(b, p + 1, c);
+    return c % 10 === 0 ? p + 4 : p + 5;
+  }
+  const d = (c / 100) | 0;
+  put2(b, p + 1, d);
+  return d % 10 === 0 ? p + 2 : p + 3;
 }
 
 /**
