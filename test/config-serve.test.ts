@@ -13,6 +13,7 @@ const SOURCE_DEFAULTS = {
   cacheDir: undefined,
   workers: availableParallelism(),
   responseCacheBytes: 64 * 1024 * 1024,
+  rowCacheBytes: 64 * 1024 * 1024,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -62,6 +63,8 @@ describe('parseServeConfig', () => {
       '3',
       '--response-cache-mb',
       '0',
+      '--row-cache-mb',
+      '8',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -75,6 +78,7 @@ describe('parseServeConfig', () => {
       cacheDir: '/var/cache/pitcache',
       workers: 3,
       responseCacheBytes: 0,
+      rowCacheBytes: 8 * 1024 * 1024,
     });
   });
 
@@ -93,6 +97,7 @@ describe('parseServeConfig', () => {
       PITCACHE_CACHE_DIR: 'cache',
       PITCACHE_WORKERS: '1',
       PITCACHE_RESPONSE_CACHE_MB: '16',
+      PITCACHE_ROW_CACHE_MB: '0',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -106,6 +111,7 @@ describe('parseServeConfig', () => {
       cacheDir: 'cache',
       workers: 1,
       responseCacheBytes: 16 * 1024 * 1024,
+      rowCacheBytes: 0,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });

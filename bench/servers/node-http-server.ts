@@ -57,6 +57,9 @@ async function main(): Promise<number> {
     ids: new RequestIds(),
     log,
     admin: createAdminOps(registry, loader),
+    // The same caches as `pitcache serve` with these flags, one thread: only the HTTP layer differs.
+    responseCacheBytes: config.responseCacheBytes,
+    rowCacheBytes: config.rowCacheBytes,
   });
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => serve(handler, req, res));
   await new Promise<void>((done) => server.listen(config.port, config.host, done));

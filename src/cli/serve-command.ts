@@ -45,6 +45,7 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       workers: config.workers,
       logLevel: config.logLevel,
       responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
+      rowCacheBytes: Math.floor(config.rowCacheBytes / config.workers),
     });
   } catch (e) {
     log.error('cannot start', { error: (e as Error).message });

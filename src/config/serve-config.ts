@@ -51,6 +51,9 @@ const serveOptions = z.object({
   responseCacheMb: integerOption(0, 1_048_576)
     .default(64)
     .describe('MiB of rendered response bodies kept for repeated queries (split across the serving threads), keyed by dataset, generation and normalised query; 0 turns the cache off.'),
+  rowCacheMb: integerOption(0, 1_048_576)
+    .default(64)
+    .describe('MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.'),
 });
 
 /**
@@ -96,6 +99,8 @@ export interface ServeConfig {
   readonly workers: number;
   /** total bytes of the response cache, all threads together */
   readonly responseCacheBytes: number;
+  /** total bytes of the row cache, all threads together */
+  readonly rowCacheBytes: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -122,6 +127,7 @@ export const serveConfigSchema = serveOptions
       cacheDir: o.cacheDir,
       workers: o.workers ?? availableParallelism(),
       responseCacheBytes: o.responseCacheMb * 1024 * 1024,
+      rowCacheBytes: o.rowCacheMb * 1024 * 1024,
     };
   });
 

@@ -1,9 +1,13 @@
 import type { Table } from '../store/table.js';
 import type { ByteWriter } from './byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
+import { ROW_SLOT_BYTES, type RowCache } from './row-cache.js';
 
 /** Writes one row object `{...}` at p (room reserved; dv views the same bytes as b); returns the next position. */
 type RowWriter = (b: Uint8Array, dv: DataView, p: number, row: number) => number;
+
+/** Renderer ids of this thread: a RowCache tells renderers (tables, generations) apart by them. */
+let nextId = 0;
 
 /**
  * Renders rows of one table (one generation) as a JSON array, without an object per row.
@@ -19,6 +23,10 @@ export class RowRenderer {
   private readonly writeRow: RowWriter;
   /** Upper bound on one row's bytes, its separating comma included. */
   private readonly maxRowBytes: number;
+  /** unique among the renderers of this thread */
+  private readonly id = nextId++;
+  /** spreads renderers over a RowCache's slots, so two tables' row 0 do not collide */
+  private readonly salt = Math.imul(this.id + 1, 0x9e3779b1);
   private dvOf: Buffer | null = null;
   private dv: DataView = new DataView(new ArrayBuffer(0));
 
@@ -74,6 +82,52 @@ export class RowRenderer {
       }
       if (i > 0) b[p++] = 0x2c;
       p = writeRow(b, dv, p, rows[i]!);
+    }
+    out.pos = p;
+    out.byte(0x5d);
+  }
+
+  /**
+   * writeRows, reusing rows this renderer has written before from `cache` and keeping the
+   * ones it renders: the same bytes either way.
+   */
+  writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
+    const writeRow = this.writeRow;
+    const maxRowBytes = this.maxRowBytes;
+    const { mask, owner, row: rowOf, length, bytes } = cache;
+    const id = this.id;
+    const salt = this.salt;
+    out.ensure(1);
+    let b = out.buf;
+    let dv = this.viewOf(b);
+    let p = out.pos;
+    b[p++] = 0x5b;
+    for (let i = 0; i < count; i++) {
+      if (p + maxRowBytes > b.length) {
+        out.pos = p;
+        out.ensure(maxRowBytes);
+        b = out.buf;
+        dv = this.viewOf(b);
+      }
+      if (i > 0) b[p++] = 0x2c;
+      const row = rows[i]!;
+      const slot = (row + salt) & mask;
+      const at = slot * ROW_SLOT_BYTES;
+      if (rowOf[slot] === row && owner[slot] === id) {
+        const n = length[slot]!;
+        b.set(bytes.subarray(at, at + n), p);
+        p += n;
+      } else {
+        const end = writeRow(b, dv, p, row);
+        const n = end - p;
+        if (n <= ROW_SLOT_BYTES) {
+          bytes.set(b.subarray(p, end), at);
+          length[slot] = n;
+          rowOf[slot] = row;
+          owner[slot] = id;
+        }
+        p = end;
+      }
     }
     out.pos = p;
     out.byte(0x5d);

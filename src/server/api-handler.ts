@@ -25,6 +25,8 @@ export interface ApiDeps {
   readonly admin?: AdminOps;
   /** bytes of rendered bodies kept for repeated queries; 0 or absent = no cache */
   readonly responseCacheBytes?: number;
+  /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
+  readonly rowCacheBytes?: number;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
 }
@@ -41,7 +43,7 @@ const NO_HEADERS: Headers = [];
  */
 export function createApiHandler(deps: ApiDeps): Handler {
   const { registry, keys, limiter, clock, ids, log } = deps;
-  const serveData = createDataEndpoint(registry, clock, deps.responseCacheBytes ?? 0);
+  const serveData = createDataEndpoint(registry, clock, { responseCacheBytes: deps.responseCacheBytes ?? 0, rowCacheBytes: deps.rowCacheBytes ?? 0 });
 
   const answer = (req: HttpRequest, res: HttpResponse, keyId: string | null, startedMs: number): HttpResponse => {
     deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs: clock.now() - startedMs });

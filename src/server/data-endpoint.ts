@@ -5,6 +5,8 @@ import { parseQuery } from '../query/parse-query.js';
 import type { Query } from '../query/query.js';
 import { resolvePage, type Resume } from '../query/resolve.js';
 import { ByteWriter } from '../render/byte-writer.js';
+import { RowCache } from '../render/row-cache.js';
+import type { RowRenderer } from '../render/row-renderer.js';
 import { writeEnvelopeHead, writeEnvelopeMetadata } from '../render/envelope.js';
 import type { Clock } from '../time/clock.js';
 import { formatIsoMicros } from '../time/instant.js';
@@ -55,8 +57,21 @@ const METADATA_ROOM = 1024;
  * canonical query (not its hash) means two queries never share an entry. Only metadata
  * (retrieved_at, record_id, data_age_hours) is written per request.
  */
-export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, responseCacheBytes: number): DataEndpoint {
+export interface DataEndpointOptions {
+  /** bytes of rendered bodies kept for repeated queries; 0 = none */
+  readonly responseCacheBytes: number;
+  /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
+  readonly rowCacheBytes: number;
+}
+
+type WriteRows = (renderer: RowRenderer, out: ByteWriter, rows: Int32Array, count: number) => void;
+
+export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
+  const { responseCacheBytes, rowCacheBytes } = options;
   const out = new ByteWriter(256 * 1024);
+  const rowCache = rowCacheBytes > 0 ? new RowCache(rowCacheBytes) : null;
+  const writeRows: WriteRows =
+    rowCache === null ? (r, w, rows, count) => r.writeRows(w, rows, count) : (r, w, rows, count) => r.writeRowsCached(w, rows, count, rowCache);
 
   function locate(slot: DatasetSlot, rawQuery: string): { query: Query; gen: Generation; resume: Resume } {
     const query = parseQuery(rawQuery, slot.product, slot.dataset);
@@ -85,7 +100,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, resp
     out.reset();
     const renderer = gen.renderer;
     writeEnvelopeHead(out, { productId: slot.product.id, count: page.count, hasMore: next !== null, nextCursor: next }, (w) =>
-      renderer.writeRows(w, page.rows, page.count),
+      writeRows(renderer, w, page.rows, page.count),
     );
     return {
       totalCount: page.total,

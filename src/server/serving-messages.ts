@@ -18,6 +18,7 @@ export interface ServingInit {
   readonly accessLog: boolean;
   readonly logLevel: LogLevel | null;
   readonly responseCacheBytes: number;
+  readonly rowCacheBytes: number;
 }
 
 export interface GenerationMessage {

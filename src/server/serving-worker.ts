@@ -58,6 +58,7 @@ port.on('message', (m: ToServing) => {
         log,
         admin,
         responseCacheBytes: m.responseCacheBytes,
+        rowCacheBytes: m.rowCacheBytes,
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
       listen(handler, { host: m.host, port: m.port, onError: (err, id) => log.error('transport fault', { record_id: id, error: String(err) }) }).then(

@@ -45,6 +45,8 @@ export interface StartOptions {
   readonly logLevel?: LogLevel | null;
   /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
   readonly responseCacheBytes?: number;
+  /** bytes of rendered rows kept per serving thread for overlapping queries; 0 = no cache */
+  readonly rowCacheBytes?: number;
 }
 
 export interface RunningServer {
@@ -85,6 +87,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const admin = createAdminOps(registry, loader);
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
+  const rowCacheBytes = opts.rowCacheBytes ?? 0;
   const workers = opts.workers ?? 1;
   let server: { port: number; close(): void | Promise<void> };
   if (workers > 1) {
@@ -100,6 +103,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
+        rowCacheBytes,
       },
       admin,
       log,
@@ -117,6 +121,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       log,
       admin,
       responseCacheBytes,
+      rowCacheBytes,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
     server = await listen(handler, {

@@ -80,6 +80,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     // Worker threads cost a TypeScript boot per test file; tests of refresh opt in.
     build: 'inline',
     refreshIntervalMs: 0,
+    // Small, so that every server test also runs rows through the row cache and its evictions.
+    rowCacheBytes: 64 * 1024,
     ...opts.server,
   });
   const url = `http://127.0.0.1:${server.port}`;
