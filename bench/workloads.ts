@@ -9,13 +9,17 @@ import type { BenchQuery, WorkloadName } from './alternatives/types.js';
 import { datasetIdOf, seriesKeyOf, type DataSetPlan, type DatasetPlan } from './data/plan.js';
 import { findProduct } from '../src/catalog/products.js';
 
-export const WORKLOADS: readonly WorkloadName[] = ['walk-forward-series', 'walk-forward-dataset', 'latest', 'page-walk'];
+/** Concurrent backtest loops of walk-forward-loop (one per benchmark connection). */
+const LOOPS = 64;
+
+export const WORKLOADS: readonly WorkloadName[] = ['walk-forward-series', 'walk-forward-loop', 'walk-forward-dataset', 'latest', 'page-walk'];
 
 export const WORKLOAD_TEXT: Record<WorkloadName, string> = {
   'walk-forward-series': 'one series (product filter), date_from = D-90, date_to = as_of = D, default limit',
   'walk-forward-dataset': 'every series of a dataset, date_from = D-90, date_to = as_of = D, limit=10000 (first page)',
   latest: 'latest row of every series, as_of = D on half the queries, none on the rest, limit=10000',
   'page-walk': 'full history (latest=false), as_of = D on half, limit=10000, following next_cursor to the end',
+  'walk-forward-loop': `the queries of walk-forward-series as backtest loops send them: ${LOOPS} loops, each over one series stepping D by one day, interleaved`,
 };
 
 const WINDOW_DAYS = 90;
@@ -36,6 +40,7 @@ export function buildWorkloads(plan: DataSetPlan, opts: WorkloadOptions): Record
     'walk-forward-series': make(opts.count, `${seed}/a`, single, (p, r) => ({ ...window(p, r), ...filterOf(p, r.int(0, p.series.length - 1)) })),
     'walk-forward-dataset': make(opts.count, `${seed}/b`, all, (p, r) => ({ ...window(p, r), limit: '10000' })),
     latest: make(opts.count, `${seed}/c`, all, (p, r): Record<string, string> => (r.chance(0.5) ? { as_of: decision(p, r), limit: '10000' } : { limit: '10000' })),
+    'walk-forward-loop': loops(opts.count, `${seed}/e`, single),
     'page-walk': make(opts.pageWalkCount, `${seed}/d`, all, (p, r): Record<string, string> =>
       r.chance(0.5) ? { latest: 'false', as_of: decision(p, r), limit: '10000' } : { latest: 'false', limit: '10000' },
     ),
@@ -49,6 +54,31 @@ function make(n: number, seed: string, datasets: readonly DatasetPlan[], params:
     const p = datasets[r.int(0, datasets.length - 1)]!;
     return { dataset: datasetIdOf(p), params: params(p, r) };
   });
+}
+
+/**
+ * LOOPS walk-forward loops, each on a random one-series dataset and series from a random
+ * start, stepping D by one day; the list interleaves them step by step, the way a farm's
+ * loops arrive at the server. n queries in all.
+ */
+function loops(n: number, seed: string, datasets: readonly DatasetPlan[]): BenchQuery[] {
+  const r = new Rng(seed);
+  const steps = Math.ceil(n / LOOPS);
+  const plans = Array.from({ length: LOOPS }, () => {
+    const p = datasets[r.int(0, datasets.length - 1)]!;
+    const first = Math.min(p.startDay + WINDOW_DAYS, p.endDay);
+    const start = r.int(first, Math.max(first, p.endDay - steps));
+    return { p, start, filter: filterOf(p, r.int(0, p.series.length - 1)) };
+  });
+  const out: BenchQuery[] = [];
+  for (let step = 0; out.length < n; step++) {
+    for (const { p, start, filter } of plans) {
+      if (out.length === n) break;
+      const d = Math.min(start + step, p.endDay);
+      out.push({ dataset: datasetIdOf(p), params: { date_from: formatDate(d - WINDOW_DAYS), date_to: formatDate(d), as_of: formatDate(d), ...filter } });
+    }
+  }
+  return out;
 }
 
 /** A decision date D that leaves a full window of history before it. */

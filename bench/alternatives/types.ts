@@ -14,7 +14,9 @@ export type WorkloadName =
   /** (c) latest row of every series, as_of = D (or no as_of) */
   | 'latest'
   /** (d) full history, latest=false, limit=10000, following next_cursor to the end */
-  | 'page-walk';
+  | 'page-walk'
+  /** (a) as backtest loops send it: 64 loops, each stepping D by one day over one series */
+  | 'walk-forward-loop';
 
 /**
  * One request as the HTTP API would receive it: `GET /{dataset}?{params}`. The params are the
