@@ -10,7 +10,7 @@ export const ROW_SLOT_BYTES = 512;
  * Storage is sized once: fixed slots of ROW_SLOT_BYTES, direct-mapped by (renderer, row),
  * each tagged with its renderer's id and row id. A renderer belongs to one generation of
  * one dataset, so a tag can never match a row of another table or generation; a newer row
- * simply overwrites the slot. Nothing is allocated per row and nothing needs clearing.
+ * simply overwrites the slot. Nothing needs clearing.
  */
 export class RowCache {
   /** slots - 1 (slots is a power of two) */
@@ -19,9 +19,12 @@ export class RowCache {
   readonly owner: Int32Array;
   /** per slot: the physical row id */
   readonly row: Int32Array;
-  /** per slot: bytes of the rendered row */
-  readonly length: Uint16Array;
-  /** slot i's bytes are at [i·ROW_SLOT_BYTES, i·ROW_SLOT_BYTES + length[i]) */
+  /**
+   * per slot: a view of its row's bytes in `bytes`, made when the row is stored, so a hit
+   * copies without allocating a view (one small object per filled slot, not per hit)
+   */
+  readonly text: Array<Uint8Array | undefined>;
+  /** slot i's bytes start at i·ROW_SLOT_BYTES */
   readonly bytes: Uint8Array;
 
   /** Uses at most maxBytes for row text (at least one slot). */
@@ -31,7 +34,7 @@ export class RowCache {
     this.mask = slots - 1;
     this.owner = new Int32Array(slots).fill(-1);
     this.row = new Int32Array(slots);
-    this.length = new Uint16Array(slots);
+    this.text = new Array<Uint8Array | undefined>(slots).fill(undefined);
     this.bytes = new Uint8Array(slots * ROW_SLOT_BYTES);
   }
 

@@ -94,7 +94,7 @@ export class RowRenderer {
   writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
-    const { mask, owner, row: rowOf, length, bytes } = cache;
+    const { mask, owner, row: rowOf, text, bytes } = cache;
     const id = this.id;
     const salt = this.salt;
     out.ensure(1);
@@ -112,17 +112,17 @@ export class RowRenderer {
       if (i > 0) b[p++] = 0x2c;
       const row = rows[i]!;
       const slot = (row + salt) & mask;
-      const at = slot * ROW_SLOT_BYTES;
       if (rowOf[slot] === row && owner[slot] === id) {
-        const n = length[slot]!;
-        b.set(bytes.subarray(at, at + n), p);
-        p += n;
+        const t = text[slot]!;
+        b.set(t, p);
+        p += t.length;
       } else {
         const end = writeRow(b, dv, p, row);
-        const n = end - p;
-        if (n <= ROW_SLOT_BYTES) {
-          bytes.set(b.subarray(p, end), at);
-          length[slot] = n;
+        if (end - p <= ROW_SLOT_BYTES) {
+          const at = slot * ROW_SLOT_BYTES;
+          const t = bytes.subarray(at, at + end - p);
+          t.set(b.subarray(p, end));
+          text[slot] = t;
           rowOf[slot] = row;
           owner[slot] = id;
         }
