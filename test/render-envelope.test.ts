@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { writeEnvelope, type EnvelopeMeta } from '../src/render/envelope.js';
+import { InstantMicros, writeEnvelope, type EnvelopeMeta } from '../src/render/envelope.js';
 import { renderError } from '../src/render/error-body.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
@@ -77,6 +77,15 @@ describe('writeEnvelope', () => {
     expect(m.retrieved_at).toBe('1969-12-31T23:59:59.999Z');
     const now = render(meta({ retrievedAtUs: 1_772_619_630_456_789.5 })).body.metadata as Record<string, unknown>;
     expect(now.retrieved_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('renders an instant extension as ISO 8601 with microseconds and Z, floored before 1970', () => {
+    const at = Date.UTC(2019, 1, 15, 23, 59, 59, 999) * 1000 + 999;
+    const { body } = render(meta({ extensions: [['as_of', new InstantMicros(at)], ['early', new InstantMicros(-1)], ['epoch', new InstantMicros(0)]] }));
+    const m = body.metadata as Record<string, unknown>;
+    expect(m.as_of).toBe('2019-02-15T23:59:59.999999Z');
+    expect(m.early).toBe('1969-12-31T23:59:59.999999Z');
+    expect(m.epoch).toBe('1970-01-01T00:00:00.000000Z');
   });
 
   it('appends extensions after the spec fields, keeping their order and types', () => {

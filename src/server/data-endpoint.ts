@@ -7,9 +7,8 @@ import { resolvePage, type Resume } from '../query/resolve.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { RowCache } from '../render/row-cache.js';
 import type { RowRenderer } from '../render/row-renderer.js';
-import { writeEnvelopeHead, writeEnvelopeMetadata } from '../render/envelope.js';
+import { InstantMicros, writeEnvelopeHead, writeEnvelopeMetadata, type ExtensionValue } from '../render/envelope.js';
 import type { Clock } from '../time/clock.js';
-import { formatIsoMicros } from '../time/instant.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
@@ -33,7 +32,7 @@ interface PageMeta {
   /** greatest visible str_observed_at (µs), for data_age_hours */
   readonly maxObserved: number | null;
   readonly asOfUs: number | null;
-  readonly extensions: ReadonlyArray<readonly [string, string | number | boolean | null]>;
+  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
 }
 
 interface CachedBody {
@@ -109,7 +108,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       asOfUs: query.asOfUs,
       extensions: [
         ['generation', gen.number],
-        ['as_of', query.asOfUs === null ? null : formatIsoMicros(query.asOfUs)],
+        ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
         ['vintage_floor', slot.product.floor],
         ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
       ],

@@ -105,7 +105,7 @@ export function formatIsoMillis(us: number): string {
   return new Date(Math.floor(us / 1000)).toISOString();
 }
 
-/** ISO 8601 UTC with microseconds and `Z` (metadata extensions, cold path). */
+/** ISO 8601 UTC with microseconds and `Z` (cold paths: tools, tests). */
 export function formatIsoMicros(us: number): string {
   const ms = Math.floor(us / 1000);
   const micros = us - ms * 1000;
