@@ -51,29 +51,35 @@ export async function loadGeneration(
   manifest: Manifest,
   clock: Clock,
   builder: TableBuilder,
-): Promise<{ generation: Generation; bytes: Uint8Array }> {
+  keepBytes = false,
+): Promise<{ generation: Generation; bytes: Uint8Array | null }> {
   const started = clock.now();
   const path = objectPath(slot.product.id, slot.dataset, manifest.object);
   const bytes = await fromSource(`reading ${path}`, () => source.readObject(path));
-  return { generation: await buildGeneration(bytes, slot, manifest, clock, builder, started), bytes };
+  return buildGeneration(bytes, slot, manifest, clock, builder, keepBytes, started);
 }
 
-/** Verified bytes of a manifest's object -> a generation (used for the source and the local cache alike). */
+/**
+ * Bytes of a manifest's object -> a generation (used for the source and the local cache
+ * alike). The bytes are the builder's from then on; `keepBytes` gets them back.
+ */
 export async function buildGeneration(
   bytes: Uint8Array,
   slot: Pick<DatasetSlot, 'product' | 'dataset' | 'floorUs'>,
   manifest: Manifest,
   clock: Clock,
   builder: TableBuilder,
+  keepBytes = false,
   started = clock.now(),
-): Promise<Generation> {
-  const table = await builder.build(bytes, {
+): Promise<{ generation: Generation; bytes: Uint8Array | null }> {
+  const built = await builder.build(bytes, {
     object: manifest.object,
     sha256: manifest.sha256,
     rows: manifest.rows,
     filterColumns: slot.product.filters.map((f) => f.param),
     floorUs: slot.floorUs,
-  });
+  }, keepBytes);
   const loadedAtMs = clock.now();
-  return { number: manifest.generation, manifest, table, renderer: new RowRenderer(table), loadedAtMs, loadMs: loadedAtMs - started };
+  const table = built.table;
+  return { generation: { number: manifest.generation, manifest, table, renderer: new RowRenderer(table), loadedAtMs, loadMs: loadedAtMs - started }, bytes: built.bytes };
 }

@@ -1,10 +1,13 @@
 import { ObjectMissingError, type SnapshotSource } from '../../loaders/snapshot-source.js';
 import { isNamedDataset } from '../catalog/products.js';
 import type { Logger } from '../log/logger.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import { buildGeneration, loadGeneration, readManifest, SourceUnavailableError } from './load-generation.js';
+import { releaseBytes } from './release-bytes.js';
+import { runPooled } from './run-pooled.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { TableBuilder } from './table-builder.js';
 import { sleep, type Timers } from './timers.js';
@@ -25,6 +28,8 @@ export interface LoaderOptions {
   readonly backoffMaxMs?: number;
   /** told after every check of a dataset (serving threads mirror the slots) */
   readonly onChange?: (slot: DatasetSlot) => void;
+  /** snapshots fetched and built at once (default: the builder's parallelism) */
+  readonly parallelLoads?: number;
 }
 
 export type Outcome = 'unchanged' | 'loaded' | 'missing' | 'refused' | 'unreachable';
@@ -46,12 +51,25 @@ interface SlotSchedule {
   lastFailure: 'missing' | 'refused' | 'unreachable' | null;
 }
 
+/** A check that found a new manifest: its snapshot is to be fetched and built. */
+interface PendingLoad {
+  readonly slot: DatasetSlot;
+  readonly manifest: Manifest;
+  readonly etag: string;
+  readonly before: number | null;
+}
+
 /**
  * Keeps every dataset's serving generation in step with the source: loads at start (retrying
  * an unreachable source until the start-up timeout, falling back to the local cache), polls
  * manifests with conditional reads, loads new generations off the serving thread and swaps
  * them in. Any failure keeps the last good generation, is logged once per change of reason,
- * and is retried with capped exponential backoff. Checks run one at a time.
+ * and is retried with capped exponential backoff.
+ *
+ * One round of checks runs at a time. Inside a round, every manifest is read first, in
+ * order; then the new snapshots are fetched and built a few at once (as many as the builder
+ * runs), the largest first, so that the longest build does not start last. Each dataset is
+ * swapped in on its own, as soon as its build succeeds.
  */
 export class SnapshotLoader {
   private readonly schedule = new Map<DatasetSlot, SlotSchedule>();
@@ -76,11 +94,8 @@ export class SnapshotLoader {
     const deadline = clock.now() + this.o.startupTimeoutMs;
     let pending = [...registry.slots];
     for (let attempt = 0; ; attempt++) {
-      const reports = await this.serial(async () => {
-        const out: CheckReport[] = [];
-        for (const slot of pending) out.push(await this.check(slot));
-        return out;
-      });
+      const round = pending;
+      const reports = await this.serial(() => this.checkAll(round));
       for (const [i, r] of reports.entries()) {
         const slot = pending[i]!;
         if (r.outcome === 'unreachable' && slot.current === null) await this.fromCache(slot);
@@ -97,11 +112,7 @@ export class SnapshotLoader {
 
   /** POST /admin/refresh: check every dataset now, whatever its backoff. */
   refreshNow(): Promise<CheckReport[]> {
-    return this.serial(async () => {
-      const out: CheckReport[] = [];
-      for (const slot of this.o.registry.slots) out.push(await this.check(slot));
-      return out;
-    }).finally(() => this.arm());
+    return this.serial(() => this.checkAll(this.o.registry.slots)).finally(() => this.arm());
   }
 
   /** When each dataset is checked next (for /admin/status). */
@@ -134,7 +145,8 @@ export class SnapshotLoader {
       this.timer = null;
       void this.serial(async () => {
         const now = this.o.clock.now();
-        for (const [slot, s] of this.schedule) if (s.nextAtMs <= now && !this.stopped) await this.check(slot);
+        const due = [...this.schedule].filter(([, s]) => s.nextAtMs <= now).map(([slot]) => slot);
+        if (!this.stopped) await this.checkAll(due);
       }).finally(() => this.arm());
     }, Math.max(0, next - this.o.clock.now()));
   }
@@ -143,52 +155,88 @@ export class SnapshotLoader {
     return Math.min(this.maxMs, this.baseMs * 2 ** Math.max(0, failures - 1));
   }
 
-  private async check(slot: DatasetSlot): Promise<CheckReport> {
-    const report = await this.checkOnce(slot);
-    this.o.onChange?.(slot);
-    return report;
+  /** Checks each slot once; reports in the order of `slots`. */
+  private async checkAll(slots: readonly DatasetSlot[]): Promise<CheckReport[]> {
+    const reports: CheckReport[] = new Array<CheckReport>(slots.length);
+    const loads: Array<PendingLoad & { readonly index: number }> = [];
+    // Manifests are small: read one after another, in order, over one connection.
+    for (const [index, slot] of slots.entries()) {
+      const found = await this.readCheck(slot);
+      if ('report' in found) {
+        reports[index] = found.report;
+        this.o.onChange?.(slot);
+      } else {
+        loads.push({ ...found, index });
+      }
+    }
+    loads.sort((a, b) => b.manifest.rows - a.manifest.rows || a.index - b.index);
+    await runPooled(loads, this.o.parallelLoads ?? this.o.builder.parallelism, async (load) => {
+      reports[load.index] = await this.load(load);
+      this.o.onChange?.(load.slot);
+    });
+    return reports;
   }
 
-  /** One conditional check of one dataset; never throws. */
-  private async checkOnce(slot: DatasetSlot): Promise<CheckReport> {
-    const { source, clock, builder } = this.o;
+  /** The conditional manifest read of one dataset: a settled report, or a load to do. Never throws. */
+  private async readCheck(slot: DatasetSlot): Promise<{ readonly report: CheckReport } | PendingLoad> {
+    const { source, clock } = this.o;
     const s = this.schedule.get(slot)!;
     const before = slot.current?.number ?? null;
     slot.lastCheckMs = clock.now();
     const ref = { productId: slot.product.id, dataset: slot.dataset };
     try {
       const m = await readManifest(source, ref, s.etag);
-      if (m.status === 'missing') return this.failed(slot, 'missing', 'no manifest.json at the source', before);
-      if (m.status === 'unchanged') return this.succeeded(slot, 'unchanged', before);
+      if (m.status === 'missing') return { report: this.failed(slot, 'missing', 'no manifest.json at the source', before) };
+      if (m.status === 'unchanged') return { report: this.succeeded(slot, 'unchanged', before) };
       if (m.manifest.generation === before) {
         s.etag = m.etag;
-        return this.succeeded(slot, 'unchanged', before);
+        return { report: this.succeeded(slot, 'unchanged', before) };
       }
       if (before !== null && m.manifest.generation < before) {
         s.etag = m.etag;
-        return this.failed(slot, 'refused', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before);
+        return {
+          report: this.failed(slot, 'refused', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
+        };
       }
+      return { slot, manifest: m.manifest, etag: m.etag, before };
+    } catch (e) {
+      return { report: this.failure(slot, e, before) };
+    }
+  }
+
+  /** Fetches, builds and swaps in the snapshot a check found. Never throws. */
+  private async load({ slot, manifest, etag, before }: PendingLoad): Promise<CheckReport> {
+    const { source, clock, builder } = this.o;
+    const s = this.schedule.get(slot)!;
+    try {
       let loaded;
       try {
-        loaded = await loadGeneration(source, slot, m.manifest, clock, builder);
+        loaded = await loadGeneration(source, slot, manifest, clock, builder, this.o.cache !== null);
       } catch (e) {
         // A refused object is not fetched again until its manifest changes; a missing one
         // may still appear (publishers write the object first), so it is retried.
-        if (!(e instanceof SourceUnavailableError) && !(e instanceof ObjectMissingError)) s.etag = m.etag;
+        if (!(e instanceof SourceUnavailableError) && !(e instanceof ObjectMissingError)) s.etag = etag;
         throw e;
       }
       slot.swap(loaded.generation);
-      s.etag = m.etag;
+      s.etag = etag;
       const g = loaded.generation;
       this.o.log.info('dataset loaded', { dataset: slot.id, generation: g.number, rows: g.table.rows, keys: g.table.keyCount, series: g.table.seriesCount, load_ms: Math.round(g.loadMs) });
-      if (this.o.cache !== null) {
-        await this.o.cache.save(ref.productId, ref.dataset, m.manifest, loaded.bytes).catch((e: Error) => this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message }));
+      if (this.o.cache !== null && loaded.bytes !== null) {
+        await this.o.cache
+          .save(slot.product.id, slot.dataset, manifest, loaded.bytes)
+          .catch((e: Error) => this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message }));
+        releaseBytes(loaded.bytes);
       }
       return this.succeeded(slot, 'loaded', before);
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      return this.failed(slot, e instanceof SourceUnavailableError ? 'unreachable' : 'refused', reason, before);
+      return this.failure(slot, e, before);
     }
+  }
+
+  private failure(slot: DatasetSlot, e: unknown, before: number | null): CheckReport {
+    const reason = e instanceof Error ? e.message : String(e);
+    return this.failed(slot, e instanceof SourceUnavailableError ? 'unreachable' : 'refused', reason, before);
   }
 
   private succeeded(slot: DatasetSlot, outcome: Outcome, before: number | null): CheckReport {
@@ -226,7 +274,7 @@ export class SnapshotLoader {
     const hit = await cache.load(slot.product.id, slot.dataset);
     if (hit === null) return;
     try {
-      const g = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
+      const { generation: g } = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
       slot.swap(g);
       // Still failing against the source: keep the reason visible in /admin/status.
       slot.lastError = 'serving the local cache: the source is unreachable';

@@ -1,13 +1,23 @@
 import { parentPort } from 'node:worker_threads';
-import { snapshotToTable, type SnapshotExpectations } from '../store/snapshot-to-table.js';
+import { snapshotToTable } from '../store/snapshot-to-table.js';
 import { tableToTransfer } from '../store/table-transfer.js';
+import { releaseBytes } from './release-bytes.js';
+import type { BuildRequest } from './table-builder.js';
 
-/** Worker thread: snapshot bytes in, a table on shared memory out (see table-builder.ts). */
-parentPort!.on('message', (msg: { bytes: Uint8Array; want: SnapshotExpectations }) => {
+/**
+ * Worker thread: snapshot bytes in, a table on shared memory out (see table-builder.ts). The
+ * table holds copies only, so the bytes go back when asked for and are freed otherwise.
+ */
+parentPort!.on('message', (msg: BuildRequest) => {
   try {
     const table = snapshotToTable(msg.bytes, msg.want);
-    parentPort!.postMessage({ ok: true, table: tableToTransfer(table) });
+    if (msg.keepBytes) {
+      parentPort!.postMessage({ ok: true, table: tableToTransfer(table), bytes: msg.bytes }, [msg.bytes.buffer as ArrayBuffer]);
+      return;
+    }
+    parentPort!.postMessage({ ok: true, table: tableToTransfer(table), bytes: null });
   } catch (e) {
     parentPort!.postMessage({ ok: false, error: e instanceof Error ? e.message : String(e) });
   }
+  releaseBytes(msg.bytes);
 });

@@ -6,58 +6,102 @@ import { snapshotToTable, type SnapshotExpectations } from '../store/snapshot-to
 import { tableFromTransfer, type TableTransfer } from '../store/table-transfer.js';
 import type { Table } from '../store/table.js';
 
-/** Turns snapshot bytes into a table. The server builds off its thread; tools build inline. */
+/** A built table, and the snapshot bytes when asked for (a worker hands them back: they were moved to it). */
+export interface BuiltTable {
+  readonly table: Table;
+  readonly bytes: Uint8Array | null;
+}
+
+/**
+ * Turns snapshot bytes into a table. The server builds off its thread; tools build inline.
+ * The bytes are the builder's: it may move them to another thread and free them once built,
+ * unless `keepBytes` asks for them back (the local cache writes them).
+ */
 export interface TableBuilder {
-  build(bytes: Uint8Array, want: SnapshotExpectations): Promise<Table>;
+  /** how many builds run at once (the loader loads that many datasets together) */
+  readonly parallelism: number;
+  build(bytes: Uint8Array, want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable>;
   close(): Promise<void>;
 }
 
 export const inlineBuilder: TableBuilder = {
-  build: async (bytes, want) => snapshotToTable(bytes, want),
+  parallelism: 1,
+  build: async (bytes, want, keepBytes) => ({ table: snapshotToTable(bytes, want), bytes: keepBytes ? bytes : null }),
   close: async () => {},
 };
+
+/** Builders a server starts: one per core, up to 4 (each build is single-threaded and holds a snapshot in memory). */
+export const DEFAULT_BUILDERS = Math.max(1, Math.min(4, availableParallelism()));
 
 interface Job {
   readonly bytes: Uint8Array;
   readonly want: SnapshotExpectations;
-  resolve(t: Table): void;
+  readonly keepBytes: boolean;
+  resolve(t: BuiltTable): void;
   reject(e: Error): void;
 }
 
-type Reply = { ok: true; table: TableTransfer } | { ok: false; error: string };
+type Reply = { ok: true; table: TableTransfer; bytes: Uint8Array | null } | { ok: false; error: string };
 
 /**
  * A few worker threads that decode, check and index snapshots, so a refresh of a large
  * dataset never blocks the event loop that answers requests. Results come back on shared
- * memory (no copy). Workers start lazily and are reused.
+ * memory (no copy); the snapshot bytes are moved to the worker and back (the local cache
+ * writes them). Workers start lazily and are reused while there is work; once all of them
+ * have been idle for `idleMs` they exit, so that the scratch memory of their last builds
+ * (hundreds of MB after a large snapshot, freed only at some later GC) does not stay in the
+ * server's resident memory until the next refresh.
  */
 export class WorkerTableBuilder implements TableBuilder {
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
   private readonly queue: Job[] = [];
   private closed = false;
+  private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly size = Math.max(1, Math.min(2, availableParallelism()))) {}
+  constructor(
+    private readonly size = DEFAULT_BUILDERS,
+    private readonly idleMs = 1000,
+  ) {}
 
-  build(bytes: Uint8Array, want: SnapshotExpectations): Promise<Table> {
+  get parallelism(): number {
+    return this.size;
+  }
+
+  build(bytes: Uint8Array, want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
     if (this.closed) return Promise.reject(new Error('table builder is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, want, resolve, reject });
+      this.queue.push({ bytes, want, keepBytes, resolve, reject });
       this.pump();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     await Promise.all(this.all.map((w) => w.terminate()));
   }
 
   private pump(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     while (this.queue.length > 0) {
       let worker = this.idle.pop();
       if (worker === undefined && this.all.length < this.size) worker = this.spawn();
       if (worker === undefined) return;
       this.run(worker, this.queue.shift()!);
+    }
+    if (this.idle.length > 0 && this.idle.length === this.all.length && !this.closed) {
+      this.idleTimer = setTimeout(() => this.retireIdle(), this.idleMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  private retireIdle(): void {
+    this.idleTimer = null;
+    for (const w of this.idle.splice(0)) {
+      this.all.splice(this.all.indexOf(w), 1);
+      void w.terminate();
     }
   }
 
@@ -79,7 +123,7 @@ export class WorkerTableBuilder implements TableBuilder {
     };
     const onMessage = (reply: Reply): void => {
       done();
-      if (reply.ok) job.resolve(tableFromTransfer(reply.table));
+      if (reply.ok) job.resolve({ table: tableFromTransfer(reply.table), bytes: reply.bytes });
       else job.reject(new Error(reply.error));
     };
     const onError = (e: Error): void => {
@@ -94,8 +138,15 @@ export class WorkerTableBuilder implements TableBuilder {
     // Copy into a transferable buffer only when the bytes share a pooled one.
     const own = job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength && !(job.bytes.buffer instanceof SharedArrayBuffer);
     const bytes = own ? job.bytes : job.bytes.slice();
-    worker.postMessage({ bytes, want: job.want }, [bytes.buffer as ArrayBuffer]);
+    worker.postMessage({ bytes, want: job.want, keepBytes: job.keepBytes } satisfies BuildRequest, [bytes.buffer as ArrayBuffer]);
   }
+}
+
+/** What the build worker is sent (table-build-worker.ts). */
+export interface BuildRequest {
+  readonly bytes: Uint8Array;
+  readonly want: SnapshotExpectations;
+  readonly keepBytes: boolean;
 }
 
 /**

@@ -1,55 +1,96 @@
 import { US_PER_DAY } from '../time/instant.js';
-import type { Column, IntArray, StringColumn } from './column.js';
-import type { DecodedColumn, DecodedSnapshot } from './decode-arrow.js';
+import { decodeArrowColumn, type ArrowColumn } from './arrow-column.js';
+import type { Column, StringColumn, StringDictionary } from './column.js';
+import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot } from './decode-arrow.js';
 import { MinTree } from './min-tree.js';
-import { radixSortIndices } from './radix-sort.js';
-import { allocF64, allocI32, allocShared, allocU8 } from './shared-memory.js';
+import { copyDecoded, placeDecoded, sharedColumn } from './place-decoded.js';
+import { inversePermutation, orderBySeriesAndDate, type SeriesOrder } from './row-order.js';
+import { allocF64, allocI32 } from './shared-memory.js';
 import { StepMax } from './step-max.js';
 import { buildStringDictionary } from './string-dictionary.js';
 import type { Table } from './table.js';
+import { orderVersions } from './version-order.js';
+
+/** Columns the order of rows by (series, date) is computed from: decoded first, in snapshot order. */
+const ORDER_COLUMNS = ['date'] as const;
+/** Columns the order inside a key is computed from: decoded next, into (series, date) order. */
+const VERSION_COLUMNS = ['str_observed_at', 'str_ingested_at'] as const;
+/** Dates spanning more days than this build `latestDateByThr` by sorting. */
+const DAY_STEPS_SPAN = 1 << 22;
+
+type StringDecoded = Extract<DecodedColumn, { kind: 'string' }>;
+
+/** Where a column comes from: Arrow record batches (decoded once, in place), or already decoded in snapshot order. */
+type Source = { readonly arrow: ArrowColumn } | { readonly decoded: DecodedColumn };
 
 /**
- * Decoded snapshot -> a serving generation (see table.ts for the layout and why).
+ * Checked snapshot -> a serving generation (see table.ts for the layout and why).
  * `floorUs` is the end of the product's vintage-floor day.
+ *
+ * Only the date and the series-key columns are decoded in snapshot order (the order is
+ * computed from them, and they move as they are). Every other column is decoded once,
+ * straight from its record batches into its place, so a snapshot is never held decoded in
+ * snapshot order next to the table. A snapshot already in the physical order is not moved.
  */
+export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number): Table {
+  return assemble(snap.rows, snap.seriesKey, snap.columns.map((arrow) => ({ arrow })), floorUs);
+}
+
+/** The same table from columns decoded in snapshot order (tools, benchmarks); they are not modified. */
 export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
-  const n = snap.rows;
-  const byName = new Map(snap.columns.map((c) => [c.name, c]));
-  const col = (name: string): DecodedColumn => byName.get(name)!;
-  const dateIn = (col('date') as { values: Int32Array }).values;
-  const obsIn = (col('str_observed_at') as { values: Float64Array }).values;
-  const ingIn = (col('str_ingested_at') as { values: Float64Array }).values;
-  const seriesIn = snap.seriesKey.map((k) => col(k) as Extract<DecodedColumn, { kind: 'string' }>);
+  return assemble(snap.rows, snap.seriesKey, snap.columns.map((decoded) => ({ decoded })), floorUs);
+}
 
-  const dictionaries = new Map(
-    snap.columns.filter((c) => c.kind === 'string').map((c) => [c.name, buildStringDictionary((c as { strings: string[] }).strings)]),
-  );
+function nameOf(s: Source): string {
+  return 'arrow' in s ? s.arrow.name : s.decoded.name;
+}
 
-  // 1. Series: dense ids from the tuple of key codes, then ranked by the contract's order.
-  const { seriesOfRow, seriesCount, firstRow } = assignSeries(seriesIn, n);
-  const seriesRank = rankSeries(seriesCount, firstRow, seriesIn.map((c) => ({ codes: c.codes, rank: dictionaries.get(c.name)!.rank })));
+/** The column in snapshot order (a copy when it comes from Arrow). */
+function inSnapshotOrder(s: Source): DecodedColumn {
+  return 'arrow' in s ? decodeArrowColumn(s.arrow, null) : s.decoded;
+}
 
-  // 2. Physical order: (series rank, date) by radix, then PIT-4 order inside each key.
-  let minDate = Infinity;
-  let maxDate = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const d = dateIn[i]!;
-    if (d < minDate) minDate = d;
-    if (d > maxDate) maxDate = d;
-  }
-  const span = n === 0 ? 1 : maxDate - minDate + 1;
-  if (seriesCount * span >= 2 ** 53) throw new Error('date range too wide to index');
-  const composite = new Float64Array(n);
-  for (let i = 0; i < n; i++) composite[i] = seriesRank[seriesOfRow[i]!]! * span + (dateIn[i]! - minDate);
-  const perm = radixSortIndices(composite);
-  orderVersionsWithinKeys(perm, composite, obsIn, ingIn);
+/** The column moved to `rank` (null: kept in snapshot order), on shared memory; `fresh` when it will be written to. */
+function placed(s: Source, rank: Int32Array | null, fresh: boolean): DecodedColumn {
+  if ('arrow' in s) return decodeArrowColumn(s.arrow, rank);
+  if (rank !== null) return placeDecoded(s.decoded, rank);
+  return fresh ? copyDecoded(s.decoded) : sharedColumn(s.decoded);
+}
 
-  // 3. Gather every column into shared memory in that order.
-  const columns: Column[] = snap.columns.map((c) => gatherColumn(c, perm, dictionaries));
+function assemble(n: number, seriesKey: readonly string[], sources: readonly Source[], floorUs: number): Table {
+  const byName = new Map(sources.map((s) => [nameOf(s), s]));
+  const dictionaries = new Map<string, StringDictionary>();
+  const dictionaryOf = (c: StringDecoded): StringDictionary => {
+    let d = dictionaries.get(c.name);
+    if (d === undefined) dictionaries.set(c.name, (d = buildStringDictionary(c.strings)));
+    return d;
+  };
+  const done = new Map<string, DecodedColumn>();
+
+  // 1. Rows by (series rank, date); date and series-key values are equal inside a key, so
+  // they are placed for good by this order.
+  const early = new Map([...ORDER_COLUMNS, ...seriesKey].map((name) => [name, inSnapshotOrder(byName.get(name)!)]));
+  const order = orderOf(n, seriesKey, early, dictionaryOf);
+  const { seriesStart, seriesCount, minDate, span } = order;
+  const rank0 = order.perm === null ? null : inversePermutation(order.perm);
+  for (const [name, c] of early) done.set(name, rank0 === null ? sharedColumn(c) : placeDecoded(c, rank0));
+  early.clear();
+
+  // 2. Versions inside each key: observed and ingested are decoded into place and sorted there.
+  for (const name of VERSION_COLUMNS) done.set(name, placed(byName.get(name)!, rank0, true));
+  const date = (done.get('date') as { values: Int32Array }).values;
+  const observedUs = (done.get('str_observed_at') as { values: Float64Array }).values;
+  const ingestedUs = (done.get('str_ingested_at') as { values: Float64Array }).values;
+  const { rank } = orderVersions(seriesStart, date, observedUs, ingestedUs, { perm: order.perm, rank: rank0 });
+
+  // 3. Every other column, straight into its place.
+  const columns: Column[] = sources.map((src) => {
+    const name = nameOf(src);
+    const c = done.get(name) ?? placed(src, rank, false);
+    if (c.kind !== 'string') return c;
+    return { kind: 'string', name: c.name, validity: c.validity, codes: c.codes, dict: dictionaryOf(c) };
+  });
   const out = new Map(columns.map((c) => [c.name, c]));
-  const date = (out.get('date') as { values: Int32Array }).values;
-  const observedUs = (out.get('str_observed_at') as { values: Float64Array }).values;
-  const ingestedUs = (out.get('str_ingested_at') as { values: Float64Array }).values;
   const eff = out.get('str_effective_at')!;
   let effectiveUs: Float64Array;
   if (eff.kind === 'date32') {
@@ -59,46 +100,52 @@ export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
     effectiveUs = (eff as { values: Float64Array }).values;
   }
 
-  // 4. Thresholds: visible under T iff T >= rowThr (table.ts).
+  // 4. Thresholds (visible under T iff T >= rowThr, table.ts), keys and series ranges.
   const rowThr = allocF64(n);
-  for (let i = 0; i < n; i++) {
-    const e = effectiveUs[i]!;
-    const o = observedUs[i]!;
-    rowThr[i] = o > floorUs && o > e ? o : e;
-  }
-
-  // 5. Keys and series ranges.
   let keyCount = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || composite[perm[i]!] !== composite[perm[i - 1]!]) keyCount++;
+  let minThr = Infinity;
+  let maxThr = -Infinity;
+  for (let s = 0; s < seriesCount; s++) {
+    for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) {
+      const e = effectiveUs[i]!;
+      const o = observedUs[i]!;
+      const thr = o > floorUs && o > e ? o : e;
+      rowThr[i] = thr;
+      if (thr < minThr) minThr = thr;
+      if (thr > maxThr) maxThr = thr;
+      if (i === seriesStart[s] || date[i] !== date[i - 1]) keyCount++;
+    }
+  }
   const keyRowStart = allocI32(keyCount + 1);
   const keyDate = allocI32(keyCount);
   const keySeries = allocI32(keyCount);
   const keyThr = allocF64(keyCount);
   const seriesKeyStart = allocI32(seriesCount + 1);
   let k = -1;
-  for (let i = 0; i < n; i++) {
-    if (i === 0 || composite[perm[i]!] !== composite[perm[i - 1]!]) {
-      k++;
-      keyRowStart[k] = i;
-      keyDate[k] = date[i]!;
-      keySeries[k] = seriesRank[seriesOfRow[perm[i]!]!]!;
-      keyThr[k] = rowThr[i]!;
-    } else if (rowThr[i]! < keyThr[k]!) {
-      keyThr[k] = rowThr[i]!;
+  for (let s = 0; s < seriesCount; s++) {
+    seriesKeyStart[s] = k + 1;
+    for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) {
+      const thr = rowThr[i]!;
+      if (i === seriesStart[s] || date[i] !== date[i - 1]) {
+        k++;
+        keyRowStart[k] = i;
+        keyDate[k] = date[i]!;
+        keySeries[k] = s;
+        keyThr[k] = thr;
+      } else if (thr < keyThr[k]!) {
+        keyThr[k] = thr;
+      }
     }
   }
   keyRowStart[keyCount] = n;
-  let s = 0;
-  for (let kk = 0; kk < keyCount; kk++) {
-    while (s <= keySeries[kk]!) seriesKeyStart[s++] = kk;
-  }
-  while (s <= seriesCount) seriesKeyStart[s++] = keyCount;
+  seriesKeyStart[seriesCount] = keyCount;
 
   const keyThrTree = new MinTree(keyThr);
-  const latestDateByThr = StepMax.build(keyThr, keyDate);
-  const maxObservedByThr = StepMax.build(rowThr, observedUs);
+  // A key is visible once any of its rows is: over rows, the same steps as over keys.
+  const latestDateByThr = span <= DAY_STEPS_SPAN ? StepMax.overDays(rowThr, date, minDate, span) : StepMax.build(keyThr, keyDate);
+  const maxObservedByThr = StepMax.build(rowThr, observedUs, { min: minThr, max: maxThr });
 
-  const seriesColumns = snap.seriesKey.map((name) => out.get(name) as StringColumn);
+  const seriesColumns = seriesKey.map((name) => out.get(name) as StringColumn);
   let byteSize = 0;
   for (const c of columns) byteSize += columnBytes(c);
   if (eff.kind === 'date32') byteSize += effectiveUs.byteLength;
@@ -108,10 +155,10 @@ export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
   return {
     rows: n,
     columns,
-    seriesKey: snap.seriesKey,
+    seriesKey: [...seriesKey],
     seriesColumns,
     floorUs,
-    minDate: n === 0 ? 0 : minDate,
+    minDate,
     effectiveUs,
     observedUs,
     ingestedUs,
@@ -130,108 +177,12 @@ export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
   };
 }
 
-function assignSeries(cols: ReadonlyArray<{ codes: Int32Array; strings: string[] }>, n: number) {
-  let seriesOfRow = new Int32Array(n);
-  let count = n === 0 ? 0 : 1;
-  for (const c of cols) {
-    const card = Math.max(1, c.strings.length);
-    const next = new Int32Array(n);
-    let fresh = 0;
-    if (count * card <= 1 << 24) {
-      const lut = new Int32Array(count * card).fill(-1);
-      for (let i = 0; i < n; i++) {
-        const x = seriesOfRow[i]! * card + c.codes[i]!;
-        let id = lut[x]!;
-        if (id < 0) lut[x] = id = fresh++;
-        next[i] = id;
-      }
-    } else {
-      const map = new Map<number, number>();
-      for (let i = 0; i < n; i++) {
-        const x = seriesOfRow[i]! * card + c.codes[i]!;
-        let id = map.get(x);
-        if (id === undefined) map.set(x, (id = fresh++));
-        next[i] = id;
-      }
-    }
-    seriesOfRow = next;
-    count = fresh;
-  }
-  const firstRow = new Int32Array(count).fill(-1);
-  for (let i = 0; i < n; i++) if (firstRow[seriesOfRow[i]!] === -1) firstRow[seriesOfRow[i]!] = i;
-  return { seriesOfRow, seriesCount: count, firstRow };
-}
-
-/** rank[id] = position of series `id` when series are ordered by their key values (UTF-8 byte order, column by column). */
-function rankSeries(count: number, firstRow: Int32Array, cols: ReadonlyArray<{ codes: Int32Array; rank: Int32Array }>): Int32Array {
-  const ids = Array.from({ length: count }, (_, i) => i);
-  ids.sort((a, b) => {
-    const ra = firstRow[a]!;
-    const rb = firstRow[b]!;
-    for (const c of cols) {
-      const d = c.rank[c.codes[ra]!]! - c.rank[c.codes[rb]!]!;
-      if (d !== 0) return d;
-    }
-    return 0;
+function orderOf(n: number, seriesKey: readonly string[], early: ReadonlyMap<string, DecodedColumn>, dictionaryOf: (c: StringDecoded) => StringDictionary): SeriesOrder {
+  const keys = seriesKey.map((k) => {
+    const c = early.get(k) as StringDecoded;
+    return { codes: c.codes, cardinality: c.strings.length, rank: dictionaryOf(c).rank };
   });
-  const rank = new Int32Array(count);
-  ids.forEach((id, r) => (rank[id] = r));
-  return rank;
-}
-
-/**
- * perm is sorted by key and, inside a key, by position (radix sort is stable). Reorders each
- * key's run by (observed, ingested), keeping position order for full ties: PIT-4 plus the
- * contract's final tie-break.
- */
-function orderVersionsWithinKeys(perm: Int32Array, composite: Float64Array, obs: Float64Array, ing: Float64Array): void {
-  const before = (a: number, b: number): boolean => obs[a]! < obs[b]! || (obs[a] === obs[b] && (ing[a]! < ing[b]! || (ing[a] === ing[b] && a < b)));
-  const n = perm.length;
-  let start = 0;
-  while (start < n) {
-    const key = composite[perm[start]!];
-    let end = start + 1;
-    while (end < n && composite[perm[end]!] === key) end++;
-    if (end - start > 32) {
-      perm.subarray(start, end).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-    } else {
-      for (let i = start + 1; i < end; i++) {
-        const r = perm[i]!;
-        let j = i - 1;
-        while (j >= start && before(r, perm[j]!)) {
-          perm[j + 1] = perm[j]!;
-          j--;
-        }
-        perm[j + 1] = r;
-      }
-    }
-    start = end;
-  }
-}
-
-function gatherColumn(c: DecodedColumn, perm: Int32Array, dicts: Map<string, ReturnType<typeof buildStringDictionary>>): Column {
-  const validity = c.validity === null ? null : gather(c.validity, perm, allocU8(perm.length));
-  switch (c.kind) {
-    case 'string':
-      return { kind: 'string', name: c.name, validity, codes: gather(c.codes, perm, allocI32(perm.length)), dict: dicts.get(c.name)! };
-    case 'int64':
-      return { ...c, validity, values: gather(c.values, perm, allocShared(BigInt64Array, perm.length)) };
-    case 'float':
-      return { ...c, validity, values: gather(c.values, perm, allocShared(c.values.constructor as typeof Float64Array, perm.length)) };
-    case 'int':
-      return { ...c, validity, values: gather(c.values, perm, allocShared(c.values.constructor as unknown as typeof Int32Array, perm.length) as IntArray) };
-    case 'bool':
-      return { ...c, validity, values: gather(c.values, perm, allocU8(perm.length)) };
-    case 'date32':
-      return { ...c, validity, values: gather(c.values, perm, allocI32(perm.length)) };
-    case 'timestamp':
-      return { ...c, validity, values: gather(c.values, perm, allocF64(perm.length)) };
-  }
-}
-
-function gather<T extends { [i: number]: unknown; length: number }>(src: T, perm: Int32Array, dst: T): T {
-  for (let i = 0; i < perm.length; i++) dst[i] = src[perm[i]!]!;
-  return dst;
+  return orderBySeriesAndDate(n, (early.get('date') as { values: Int32Array }).values, keys);
 }
 
 function columnBytes(c: Column): number {

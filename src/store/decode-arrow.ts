@@ -1,11 +1,14 @@
 import { DateUnit, Precision, TimeUnit as ArrowTimeUnit, Type, tableFromIPC } from 'apache-arrow';
 import type { Data, DataType, Field, Table as ArrowTable } from 'apache-arrow';
-import type { Column, IntArray, StringColumn, TimeUnit } from './column.js';
+import { decodeArrowColumn, firstTimestampOutOfRange, type ArrowColumn, type IntCtor } from './arrow-column.js';
+import type { Column, StringColumn, TimeUnit } from './column.js';
 
 /**
- * Arrow IPC bytes (file or stream format) -> plain typed-array columns in snapshot order,
- * checked against contract 6. Strings come out as codes plus the list of distinct values;
- * the table builder turns those into dictionaries once the rows are sorted.
+ * Arrow IPC bytes (file or stream format) -> columns checked against contract 6.
+ * `readArrowSnapshot` only checks; the server's table builder then decodes each column once,
+ * straight into the table's row order. `decodeArrowSnapshot` decodes every column in snapshot
+ * order (publishing, tools). Strings come out as codes plus the list of distinct values, in
+ * order of first appearance; the table builder turns those into dictionaries.
  *
  * Everything here runs once per generation. Each check names the column and the rule, so
  * an operator reading the log knows what to fix.
@@ -20,10 +23,23 @@ export interface DecodedSnapshot {
   readonly seriesKey: string[];
 }
 
+/** A snapshot checked against contract 6, its columns not decoded yet (see arrow-column.ts). */
+export interface ArrowSnapshot {
+  readonly rows: number;
+  readonly columns: ArrowColumn[];
+  readonly seriesKey: string[];
+}
+
 export const SERIES_KEY_METADATA = 'pitcache.series_key';
 const REQUIRED = ['date', 'str_effective_at', 'str_observed_at', 'str_ingested_at', 'model_version'] as const;
 
 export function decodeArrowSnapshot(bytes: Uint8Array): DecodedSnapshot {
+  const snap = readArrowSnapshot(bytes);
+  return { rows: snap.rows, seriesKey: snap.seriesKey, columns: snap.columns.map((c) => decodeArrowColumn(c, null)) };
+}
+
+/** Parses and checks the bytes; every refusal of contract 6 is thrown here, decoding cannot fail after it. */
+export function readArrowSnapshot(bytes: Uint8Array): ArrowSnapshot {
   let table: ArrowTable;
   try {
     table = tableFromIPC(bytes);
@@ -42,7 +58,7 @@ export function decodeArrowSnapshot(bytes: Uint8Array): DecodedSnapshot {
   const rows = table.numRows;
   const columns = fields.map((field, i) => {
     const chunks = (table.getChildAt(i)?.data ?? []) as Data[];
-    return decodeColumn(field, chunks, rows);
+    return readColumn(field, chunks, rows);
   });
 
   const byName = new Map(columns.map((c) => [c.name, c]));
@@ -51,16 +67,16 @@ export function decodeArrowSnapshot(bytes: Uint8Array): DecodedSnapshot {
   expectKind(byName.get('str_observed_at')!, ['timestamp'], 'Timestamp (s, ms, us)');
   expectKind(byName.get('str_ingested_at')!, ['timestamp'], 'Timestamp (s, ms, us)');
   expectKind(byName.get('model_version')!, ['string'], 'Utf8');
-  for (const r of REQUIRED) if (byName.get(r)!.validity !== null) throw new Error(`required column "${r}" holds nulls`);
+  for (const r of REQUIRED) if (byName.get(r)!.hasNulls) throw new Error(`required column "${r}" holds nulls`);
   for (const k of seriesKey) {
     const c = byName.get(k)!;
     if (c.kind !== 'string') throw new Error(`series-key column "${k}" must be Utf8 or Dictionary<Utf8>`);
-    if (c.validity !== null) throw new Error(`series-key column "${k}" holds nulls`);
+    if (c.hasNulls) throw new Error(`series-key column "${k}" holds nulls`);
   }
   return { rows, columns, seriesKey };
 }
 
-function expectKind(c: DecodedColumn, kinds: string[], what: string): void {
+function expectKind(c: ArrowColumn, kinds: string[], what: string): void {
   if (!kinds.includes(c.kind)) throw new Error(`column "${c.name}" must be ${what}`);
 }
 
@@ -85,14 +101,14 @@ function readSeriesKey(metadata: Map<string, string>, fields: Field[]): string[]
   return key;
 }
 
-function decodeColumn(field: Field, chunks: Data[], rows: number): DecodedColumn {
+function readColumn(field: Field, chunks: Data[], rows: number): ArrowColumn {
   const type = field.type as DataType;
   const name = field.name;
-  const validity = decodeValidity(chunks, rows);
+  const base = { name, chunks, rows, hasNulls: chunks.some((d) => d.nullCount > 0) };
   switch (type.typeId) {
     case Type.Date: {
       if ((type as unknown as { unit: DateUnit }).unit !== DateUnit.DAY) throw new Error(`column "${name}": Date64 is not supported, use Date32`);
-      return { kind: 'date32', name, validity, values: concatFixed(chunks, rows, Int32Array) };
+      return { ...base, kind: 'date32' };
     }
     case Type.Timestamp: {
       const t = type as unknown as { unit: ArrowTimeUnit; timezone?: string | null };
@@ -102,49 +118,38 @@ function decodeColumn(field: Field, chunks: Data[], rows: number): DecodedColumn
         throw new Error(`column "${name}": timestamps must be UTC, found timezone "${tz}"`);
       }
       const unit: TimeUnit = t.unit === ArrowTimeUnit.SECOND ? 's' : t.unit === ArrowTimeUnit.MILLISECOND ? 'ms' : 'us';
-      return { kind: 'timestamp', name, validity, unit, values: decodeTimestamps(name, chunks, rows, unit) };
+      const bad = firstTimestampOutOfRange(chunks, unit);
+      if (bad >= 0) throw new Error(`column "${name}": timestamp out of range at row ${bad}`);
+      return { ...base, kind: 'timestamp', unit };
     }
     case Type.Float: {
       const p = (type as unknown as { precision: Precision }).precision;
       if (p === Precision.HALF) throw new Error(`column "${name}": Float16 is not supported`);
-      return { kind: 'float', name, validity, values: p === Precision.SINGLE ? concatFixed(chunks, rows, Float32Array) : concatFixed(chunks, rows, Float64Array) };
+      return { ...base, kind: 'float', single: p === Precision.SINGLE };
     }
     case Type.Int: {
       const t = type as unknown as { bitWidth: number; isSigned: boolean };
       if (t.bitWidth === 64) {
         if (!t.isSigned) throw new Error(`column "${name}": Uint64 is not supported`);
-        return { kind: 'int64', name, validity, values: concatFixed(chunks, rows, BigInt64Array) };
+        return { ...base, kind: 'int64' };
       }
-      return { kind: 'int', name, validity, values: concatFixed(chunks, rows, intArrayCtor(t.bitWidth, t.isSigned)) };
+      return { ...base, kind: 'int', ctor: intArrayCtor(t.bitWidth, t.isSigned) };
     }
     case Type.Bool:
-      return { kind: 'bool', name, validity, values: decodeBools(chunks, rows) };
+      return { ...base, kind: 'bool' };
     case Type.Utf8:
-      return { kind: 'string', name, validity, ...decodeUtf8(chunks, rows) };
+      return { ...base, kind: 'string', dictionary: false };
     case Type.Dictionary: {
       const dt = (type as unknown as { dictionary: DataType }).dictionary;
       if (dt.typeId !== Type.Utf8) throw new Error(`column "${name}": only Dictionary<Utf8> is supported`);
-      return { kind: 'string', name, validity, ...decodeDictionary(chunks, rows) };
+      return { ...base, kind: 'string', dictionary: true };
     }
     default:
       throw new Error(`column "${name}": Arrow type ${String(type)} is not supported (contract 6)`);
   }
 }
 
-type FixedCtor<T> = { new (n: number): T };
-
-function concatFixed<T extends IntArray | Float64Array | Float32Array | BigInt64Array>(chunks: Data[], rows: number, ctor: FixedCtor<T>): T {
-  const out = new ctor(rows);
-  let at = 0;
-  for (const d of chunks) {
-    // `values` is already sliced to the chunk's offset, but may be padded past its length.
-    (out as unknown as { set(a: ArrayLike<unknown>, o: number): void }).set((d.values as T).subarray(0, d.length), at);
-    at += d.length;
-  }
-  return out;
-}
-
-function intArrayCtor(bits: number, signed: boolean): FixedCtor<IntArray> {
+function intArrayCtor(bits: number, signed: boolean): IntCtor {
   switch (bits) {
     case 8:
       return signed ? Int8Array : Uint8Array;
@@ -153,114 +158,4 @@ function intArrayCtor(bits: number, signed: boolean): FixedCtor<IntArray> {
     default:
       return signed ? Int32Array : Uint32Array;
   }
-}
-
-const SAFE_US = 2 ** 53;
-
-function decodeTimestamps(name: string, chunks: Data[], rows: number, unit: TimeUnit): Float64Array {
-  const scale = unit === 's' ? 1_000_000 : unit === 'ms' ? 1_000 : 1;
-  const out = new Float64Array(rows);
-  let at = 0;
-  for (const d of chunks) {
-    const v = d.values as BigInt64Array;
-    // A null slot holds whatever the writer left (pandas' NaT is -2^63): never range-check it.
-    const bm = d.nullCount > 0 ? d.nullBitmap : undefined;
-    for (let i = 0; i < d.length; i++) {
-      if (bm !== undefined && ((bm[(d.offset + i) >> 3]! >> ((d.offset + i) & 7)) & 1) === 0) {
-        out[at + i] = 0;
-        continue;
-      }
-      const us = Number(v[i]!) * scale;
-      if (!(us > -SAFE_US && us < SAFE_US)) throw new Error(`column "${name}": timestamp out of range at row ${at + i}`);
-      out[at + i] = us;
-    }
-    at += d.length;
-  }
-  return out;
-}
-
-function decodeValidity(chunks: Data[], rows: number): Uint8Array | null {
-  if (!chunks.some((d) => d.nullCount > 0)) return null;
-  const out = new Uint8Array(rows).fill(1);
-  let at = 0;
-  for (const d of chunks) {
-    const bm = d.nullBitmap;
-    if (d.nullCount > 0 && bm !== undefined && bm.length > 0) {
-      for (let i = 0; i < d.length; i++) {
-        const b = d.offset + i;
-        out[at + i] = (bm[b >> 3]! >> (b & 7)) & 1;
-      }
-    }
-    at += d.length;
-  }
-  return out;
-}
-
-function decodeBools(chunks: Data[], rows: number): Uint8Array {
-  const out = new Uint8Array(rows);
-  let at = 0;
-  for (const d of chunks) {
-    const bits = d.values as Uint8Array;
-    for (let i = 0; i < d.length; i++) {
-      const b = d.offset + i;
-      out[at + i] = (bits[b >> 3]! >> (b & 7)) & 1;
-    }
-    at += d.length;
-  }
-  return out;
-}
-
-function decodeUtf8(chunks: Data[], rows: number): { codes: Int32Array; strings: string[] } {
-  const codes = new Int32Array(rows);
-  const strings: string[] = [];
-  const codeOf = new Map<string, number>();
-  let at = 0;
-  for (const d of chunks) {
-    const offsets = d.valueOffsets as Int32Array;
-    const bytes = d.values as Uint8Array;
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < d.length; i++) {
-      const s = buf.toString('utf8', offsets[i]!, offsets[i + 1]!);
-      let c = codeOf.get(s);
-      if (c === undefined) {
-        c = strings.length;
-        strings.push(s);
-        codeOf.set(s, c);
-      }
-      codes[at + i] = c;
-    }
-    at += d.length;
-  }
-  return { codes, strings };
-}
-
-function decodeDictionary(chunks: Data[], rows: number): { codes: Int32Array; strings: string[] } {
-  const codes = new Int32Array(rows);
-  const strings: string[] = [];
-  const codeOf = new Map<string, number>();
-  let at = 0;
-  for (const d of chunks) {
-    // Dictionaries may differ per batch (deltas, replacements): map each batch's indices
-    // onto one column-wide code space.
-    const local = d.dictionary ? (d.dictionary.toArray() as Array<string | null>) : [];
-    const remap = new Int32Array(local.length);
-    for (let j = 0; j < local.length; j++) {
-      const s = local[j] ?? '';
-      let c = codeOf.get(s);
-      if (c === undefined) {
-        c = strings.length;
-        strings.push(s);
-        codeOf.set(s, c);
-      }
-      remap[j] = c;
-    }
-    const idx = d.values as IntArray;
-    for (let i = 0; i < d.length; i++) {
-      const j = idx[i]!;
-      // A null slot's index is arbitrary (often 0, maybe out of range): validity decides.
-      codes[at + i] = j >= 0 && j < remap.length ? remap[j]! : 0;
-    }
-    at += d.length;
-  }
-  return { codes, strings };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { buildTable } from './build-table.js';
-import { decodeArrowSnapshot } from './decode-arrow.js';
+import { buildTableFromArrow } from './build-table.js';
+import { readArrowSnapshot } from './decode-arrow.js';
 import type { Table } from './table.js';
 
 const HASH_SLICE = 256 * 1024 * 1024;
@@ -29,12 +29,12 @@ export function snapshotToTable(bytes: Uint8Array, want: SnapshotExpectations): 
   if (digest !== want.sha256) {
     throw new Error(`sha256 mismatch for ${want.object}: manifest says ${want.sha256}, object is ${digest}`);
   }
-  const decoded = decodeArrowSnapshot(bytes);
+  const decoded = readArrowSnapshot(bytes);
   if (decoded.rows !== want.rows) throw new Error(`manifest says ${want.rows} rows, ${want.object} holds ${decoded.rows}`);
   for (const f of want.filterColumns) {
     if (!decoded.seriesKey.includes(f)) {
       throw new Error(`filter column "${f}" is not in the series key ${JSON.stringify(decoded.seriesKey)}`);
     }
   }
-  return buildTable(decoded, want.floorUs);
+  return buildTableFromArrow(decoded, want.floorUs);
 }

@@ -1,10 +1,18 @@
 import { allocF64 } from './shared-memory.js';
-import { radixSortIndices } from './radix-sort.js';
+import { sortPairs } from './sort-pairs.js';
+
+/** Below this many items, sorting them all is cheaper than pruning first. */
+const PRUNE_FROM = 4096;
+const BUCKETS = 1 << 16;
 
 /**
  * "The greatest value among items whose threshold is <= t", for any t, in O(log n).
  * Items sorted by threshold give a prefix maximum that only ever steps up; only the steps
  * are kept. Used for the dataset-wide metadata, whose answer depends on `as_of` alone.
+ *
+ * The steps are a function of the set of (threshold, value) items only: a step at every
+ * threshold where that maximum rises. So any way of finding them gives the same arrays,
+ * which is what lets the builders below skip most of the sorting.
  */
 export class StepMax {
   private constructor(
@@ -24,37 +32,87 @@ export class StepMax {
     return { at: this.at, value: this.value };
   }
 
-  /** thresholds and values are parallel arrays; thresholds must be finite. */
-  static build(thresholds: Float64Array, values: ArrayLike<number>): StepMax {
+  /**
+   * thresholds and values are parallel arrays; thresholds must be finite integers.
+   *
+   * Only items that beat every item of an earlier threshold bucket can be a step (an item
+   * of an earlier bucket has a smaller threshold); one linear pass finds those, and only
+   * they are sorted. With mostly increasing data that is a small share of the items.
+   */
+  static build(thresholds: Float64Array, values: ArrayLike<number>, range = rangeOf(thresholds)): StepMax {
     const n = thresholds.length;
     if (n === 0) return new StepMax(allocF64(0), allocF64(0));
-    let min = Infinity;
-    for (let i = 0; i < n; i++) if (thresholds[i]! < min) min = thresholds[i]!;
-    const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = thresholds[i]! - min;
-    const order = radixSortIndices(keys);
-    const at: number[] = [];
-    const value: number[] = [];
-    let best = -Infinity;
+    const { min, max } = range;
+    if (n < PRUNE_FROM || max === min) return stepsOf(thresholds, values, null);
+    const scale = (BUCKETS - 1) / (max - min);
+    const best = new Float64Array(BUCKETS).fill(-Infinity);
     for (let i = 0; i < n; i++) {
-      const r = order[i]!;
-      const v = values[r]!;
-      if (v > best) {
-        best = v;
-        const t = thresholds[r]!;
-        // Equal thresholds collapse into one step holding the larger value.
-        if (at.length > 0 && at[at.length - 1] === t) value[value.length - 1] = v;
-        else {
-          at.push(t);
-          value.push(v);
+      const b = Math.min(BUCKETS - 1, Math.floor((thresholds[i]! - min) * scale));
+      const v = values[i]!;
+      if (v > best[b]!) best[b] = v;
+    }
+    // best[b] becomes the greatest value of the buckets before b.
+    let running = -Infinity;
+    for (let b = 0; b < BUCKETS; b++) {
+      const here = best[b]!;
+      best[b] = running;
+      if (here > running) running = here;
+    }
+    // Usually a small share of the items: grown as needed rather than sized for all.
+    let candidates = new Int32Array(Math.max(1024, n >> 3));
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      if (values[i]! > best[Math.min(BUCKETS - 1, Math.floor((thresholds[i]! - min) * scale))]!) {
+        if (m === candidates.length) {
+          const grown = new Int32Array(Math.min(n, 2 * m));
+          grown.set(candidates);
+          candidates = grown;
         }
+        candidates[m++] = i;
       }
     }
-    const a = allocF64(at.length);
-    const b = allocF64(value.length);
-    a.set(at);
-    b.set(value);
-    return new StepMax(a, b);
+    return stepsOf(thresholds, values, candidates.subarray(0, m));
+  }
+
+  /**
+   * The same steps as build(thresholds, days) when values are whole days in
+   * [minDay, minDay + span): the greatest day visible at t is the greatest day d whose
+   * suffix (days >= d) has an item with threshold <= t. One pass, no sort.
+   */
+  static overDays(thresholds: Float64Array, days: Int32Array, minDay: number, span: number): StepMax {
+    const n = thresholds.length;
+    if (n === 0) return new StepMax(allocF64(0), allocF64(0));
+    const first = new Float64Array(span).fill(Infinity);
+    for (let i = 0; i < n; i++) {
+      const d = days[i]! - minDay;
+      const t = thresholds[i]!;
+      if (t < first[d]!) first[d] = t;
+    }
+    // first[d] becomes the least threshold of any day >= d (for days that occur).
+    let suffix = Infinity;
+    let steps = 0;
+    for (let d = span - 1; d >= 0; d--) {
+      const t = first[d]!;
+      if (t === Infinity) continue;
+      if (t < suffix) {
+        suffix = t;
+        steps++;
+      }
+      first[d] = suffix;
+    }
+    const at = allocF64(steps);
+    const value = allocF64(steps);
+    let k = -1;
+    for (let d = 0; d < span; d++) {
+      const t = first[d]!;
+      if (t === Infinity) continue;
+      if (k >= 0 && at[k] === t) value[k] = d + minDay;
+      else {
+        at[++k] = t;
+        value[k] = d + minDay;
+      }
+    }
+    return new StepMax(at, value);
   }
 
   /** The greatest value with threshold <= t, or null when there is none. */
@@ -73,4 +131,50 @@ export class StepMax {
   get byteSize(): number {
     return this.at.byteLength + this.value.byteLength;
   }
+}
+
+/** The steps of the items `subset` (null = all), walked in threshold order. */
+function stepsOf(thresholds: Float64Array, values: ArrayLike<number>, subset: Int32Array | null): StepMax {
+  const m = subset === null ? thresholds.length : subset.length;
+  // The pairs themselves are sorted, not indices to them: every pass then reads in order.
+  const at = new Float64Array(m);
+  const value = new Float64Array(m);
+  for (let j = 0; j < m; j++) {
+    const r = subset === null ? j : subset[j]!;
+    at[j] = thresholds[r]!;
+    value[j] = values[r]!;
+  }
+  sortPairs(at, value, 0, m, new Float64Array(m), new Float64Array(m));
+  // Steps overwrite the pairs from the front: step k never passes pair j.
+  let k = -1;
+  let best = -Infinity;
+  for (let j = 0; j < m; j++) {
+    const v = value[j]!;
+    if (v > best) {
+      best = v;
+      const t = at[j]!;
+      // Equal thresholds collapse into one step holding the larger value (in any order).
+      if (k >= 0 && at[k] === t) value[k] = v;
+      else {
+        at[++k] = t;
+        value[k] = v;
+      }
+    }
+  }
+  const a = allocF64(k + 1);
+  const b = allocF64(k + 1);
+  a.set(at.subarray(0, k + 1));
+  b.set(value.subarray(0, k + 1));
+  return StepMax.fromArrays({ at: a, value: b });
+}
+
+function rangeOf(a: Float64Array): { min: number; max: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < a.length; i++) {
+    const t = a[i]!;
+    if (t < min) min = t;
+    if (t > max) max = t;
+  }
+  return { min, max };
 }
