@@ -88,9 +88,10 @@ describe('publish: CSV input', () => {
       'is_final:bool',
     ]);
     expect(schema.seriesKey).toEqual(['geography', 'region_type']);
+    // Stored in the server's order: series by key bytes (ERCOT < US), then date.
     expect(rows).toEqual([
-      { date: D('2026-04-01'), str_effective_at: D('2026-04-01'), str_observed_at: US('2026-04-01T06:00:00Z'), str_ingested_at: US('2026-04-01T06:30:00.250Z'), model_version: '1.0', geography: 'US', region_type: 'national, all', stress: 0.25, label: 'He said "go"', is_final: true },
       { date: D('2026-04-01'), str_effective_at: D('2026-04-01'), str_observed_at: US('2026-04-01T06:00:00Z'), str_ingested_at: US('2026-04-01T06:30:00Z'), model_version: '1.0', geography: 'ERCOT', region_type: 'grid', stress: NaN, label: 'two\r\nlines', is_final: false },
+      { date: D('2026-04-01'), str_effective_at: D('2026-04-01'), str_observed_at: US('2026-04-01T06:00:00Z'), str_ingested_at: US('2026-04-01T06:30:00.250Z'), model_version: '1.0', geography: 'US', region_type: 'national, all', stress: 0.25, label: 'He said "go"', is_final: true },
       { date: D('2026-04-02'), str_effective_at: D('2026-04-02'), str_observed_at: US('2026-04-02T06:00:00Z'), str_ingested_at: US('2026-04-02T06:30:00Z'), model_version: '1.0', geography: 'US', region_type: 'national, all', stress: null, label: '', is_final: null },
     ]);
   });

@@ -71,7 +71,10 @@ async function manifest(src: SnapshotSource = source): Promise<Manifest> {
   return parseManifest(r.bytes);
 }
 
-/** Every stored row as plain values (dates and instants as text), in snapshot order. */
+/**
+ * Every stored row as plain values (dates and instants as text), in snapshot order: the
+ * server's order, series (basin) by key bytes, then date, str_observed_at, str_ingested_at.
+ */
 async function storedRows(): Promise<Array<Record<string, unknown>>> {
   const m = await manifest();
   const table = decodeArrowTable(await source.readObject(`glmi/marginality/${m.object}`), []);
@@ -122,9 +125,14 @@ describe('publish: versions (spec section 3)', () => {
     const r = await run(arrow(revised));
     expect(r).toMatchObject({ status: 'published', added: 1, newKeys: 0, rewritten: 0, shadowed: 0 });
     const rows = await storedRows();
-    expect(rows).toHaveLength(5);
-    expect(rows.slice(0, 4).map((x) => x.value)).toEqual([1.5, NaN, 2.5, null]);
-    expect(rows[4]).toMatchObject({ date: '2026-04-02', basin: 'atlantic', value: 2.75, str_observed_at: '2026-04-10T06:00:00.000000Z', str_ingested_at: '2026-04-10T07:00:00.000000Z' });
+    expect(rows.map((x) => [x.date, x.basin, x.value])).toEqual([
+      ['2026-04-01', 'atlantic', 1.5],
+      ['2026-04-02', 'atlantic', 2.5],
+      ['2026-04-02', 'atlantic', 2.75],
+      ['2026-04-01', 'pacific', NaN],
+      ['2026-04-02', 'pacific', null],
+    ]);
+    expect(rows[2]).toMatchObject({ date: '2026-04-02', basin: 'atlantic', value: 2.75, str_observed_at: '2026-04-10T06:00:00.000000Z', str_ingested_at: '2026-04-10T07:00:00.000000Z' });
     expect((await manifest()).generation).toBe(2);
   });
 
@@ -141,7 +149,13 @@ describe('publish: versions (spec section 3)', () => {
     await run(arrow(BASE));
     const r = await run(arrow([{ date: '2026-04-03', basin: 'middle_east', obs: '2026-04-04T06:00:00Z', ing: '2026-04-04T07:00:00Z', value: 4 }]));
     expect(r).toMatchObject({ status: 'published', added: 1, newKeys: 1 });
-    expect((await storedRows()).map((x) => x.basin)).toEqual(['atlantic', 'pacific', 'atlantic', 'pacific', 'middle_east']);
+    expect((await storedRows()).map((x) => [x.basin, x.date])).toEqual([
+      ['atlantic', '2026-04-01'],
+      ['atlantic', '2026-04-02'],
+      ['middle_east', '2026-04-03'],
+      ['pacific', '2026-04-01'],
+      ['pacific', '2026-04-02'],
+    ]);
   });
 
   it('--rebuild rewrites str_ingested_at of the unchanged current versions in place, and nothing else', async () => {
@@ -159,14 +173,14 @@ describe('publish: versions (spec section 3)', () => {
     const rows = await storedRows();
     expect(rows.map((x) => [x.date, x.basin, x.value, x.str_ingested_at])).toEqual([
       ['2026-04-01', 'atlantic', 1.5, '2026-04-02T07:00:00.000000Z'],
-      ['2026-04-01', 'pacific', NaN, '2026-05-03T12:00:00.123456Z'],
-      ['2026-04-02', 'atlantic', 2.5, '2026-04-03T07:00:00.000000Z'],
-      ['2026-04-02', 'pacific', null, '2026-04-03T07:00:00.000000Z'],
       ['2026-04-01', 'atlantic', 1.75, '2026-05-03T12:00:00.123456Z'],
+      ['2026-04-02', 'atlantic', 2.5, '2026-04-03T07:00:00.000000Z'],
       ['2026-04-02', 'atlantic', 3, '2026-04-10T07:00:00.000000Z'],
+      ['2026-04-01', 'pacific', NaN, '2026-05-03T12:00:00.123456Z'],
+      ['2026-04-02', 'pacific', null, '2026-04-03T07:00:00.000000Z'],
     ]);
     // str_observed_at is never touched by a rebuild (PIT-2).
-    expect(rows[1]!.str_observed_at).toBe('2026-04-02T06:00:00.000000Z');
+    expect(rows[4]!.str_observed_at).toBe('2026-04-02T06:00:00.000000Z');
   });
 
   it('--rebuild floors the publish time to the column unit', async () => {
@@ -205,7 +219,7 @@ describe('publish: versions (spec section 3)', () => {
     expect((await manifest()).generation).toBe(3);
     const after = await storedRows();
     expect(after).toHaveLength(4);
-    expect(after.map((x) => x.value)).toEqual([1.5, NaN, 2.5, null]);
+    expect(after.map((x) => x.value)).toEqual([1.5, 2.5, NaN, null]);
     expect(before).toHaveLength(5);
   });
 
@@ -248,7 +262,7 @@ describe('publish: two publishers never silently overwrite each other', () => {
     });
     await expect(inner!).rejects.toThrow(/00000002\.arrow already exists with other content/);
     expect(outer).toMatchObject({ status: 'published', manifest: { generation: 2 } });
-    expect((await storedRows()).at(-1)!.value).toBe(8);
+    expect((await storedRows()).filter((x) => x.basin === 'atlantic' && x.date === '2026-04-01').map((x) => x.value)).toEqual([1.5, 8]);
   });
 
   it('two publishers racing on one folder: every publish that succeeded is served, the other fails loudly', async () => {

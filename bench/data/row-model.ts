@@ -46,6 +46,9 @@ export class RowModel {
   private readonly rng: Rng;
   private readonly unit: number;
   private rebuildOrdinal = 0;
+  private readonly reused: KeyRows = { day: 0, series: 0, hour: 0, eff: 0, versions: [] };
+  /** floors µs to the dataset's time unit */
+  private readonly quantize = (us: number): number => us - (us % this.unit);
 
   constructor(private readonly plan: DatasetPlan) {
     const def = plan.def;
@@ -74,59 +77,60 @@ export class RowModel {
   }
 
   /**
-   * Every key of business day `dayIndex`, series-major, hours inside; versions in order.
-   * Calls `emit` once per key (the object is reused: copy what you keep).
+   * The key of series `s`, hour `h` on business day `dayIndex`, its versions in PIT-4 order
+   * (observed, ingested), or null when it has no row (not yet effective or ingested by the
+   * cutoff). The object is reused: copy what you keep. Keys are drawn in the order asked,
+   * from one random stream: the writer asks in the table's physical order.
    */
-  forEachKey(dayIndex: number, emit: (k: KeyRows) => void): void {
+  key(s: number, h: number, dayIndex: number): KeyRows | null {
     const p = this.plan;
     const def = p.def;
     const rng = this.rng;
-    const q = (us: number): number => us - (us % this.unit);
+    const q = this.quantize;
     const day = this.days[dayIndex]!;
     const effDay = day + def.lag.days;
     const live = effDay >= p.floorDay;
     const rebuildUs = def.rebuildDaysBeforeEnd === undefined ? -Infinity : (p.endDay - def.rebuildDaysBeforeEnd) * US_PER_DAY + 2 * HOUR;
     const [minDelay, maxDelay] = def.revisionDelayDays;
-    const key: KeyRows = { day, series: 0, hour: 0, eff: 0, versions: [] };
-    for (let s = 0; s < p.series.length; s++) {
-      for (let h = 0; h < this.hours; h++) {
-        // Grid data of hour h is known once the hour is over; a forecast run publishes all hours at once.
-        const hourUs = p.hourly && def.productId === 'pemi' ? (h + 1) * HOUR : 0;
-        const effUs = effDay * US_PER_DAY + def.lag.releaseMinute * MINUTE + hourUs;
-        if (effUs > p.cutoffUs) continue;
-        const obs = live
-          ? q(effUs + Math.round(rng.uniform(def.observedDelayMinutes[0], def.observedDelayMinutes[1]) * MINUTE))
-          : q(p.floorDay * US_PER_DAY + BACKFILL_START + rng.int(0, 3 * 3600 * US_PER_SECOND));
-        const ing = q(obs + rng.int(1, 300) * US_PER_SECOND + rng.int(0, 999_999));
-        if (ing > p.cutoffUs) continue;
-        const versions: Version[] = [{ obs, ing, values: this.valuesOf(s, dayIndex, h) }];
-        // PIT-4: a second version at the same str_observed_at, told apart by ingestion only.
-        if (live && rng.chance(def.tieShare ?? 0)) {
-          const ing2 = q(ing + rng.int(5, 180) * US_PER_SECOND + rng.int(0, 999_999));
-          if (ing2 <= p.cutoffUs) versions.push({ obs, ing: ing2, values: this.restate(versions[0]!.values) });
-        }
-        // Section 3: restatements, also of backfilled history (then observed after the floor).
-        if (rng.chance(def.revisionShare)) {
-          for (let n = rng.chance(0.25) ? 2 : 1; n > 0; n--) {
-            const last = versions[versions.length - 1]!;
-            const room = p.cutoffUs - HOUR - last.obs;
-            const hi = Math.min(maxDelay * US_PER_DAY, room);
-            if (hi < minDelay * US_PER_DAY) break;
-            const obs2 = q(last.obs + Math.round(rng.uniform(minDelay * US_PER_DAY, hi)));
-            const ing2 = q(obs2 + rng.int(1, 300) * US_PER_SECOND + rng.int(0, 999_999));
-            if (ing2 > p.cutoffUs) break;
-            versions.push({ obs: obs2, ing: ing2, values: this.restate(last.values) });
-          }
-        }
-        // PIT-3: a full rebuild rewrote str_ingested_at of everything written before it.
-        for (const v of versions) if (v.ing < rebuildUs) v.ing = q(rebuildUs + this.rebuildOrdinal++ * 1000);
-        key.series = s;
-        key.hour = h;
-        key.eff = def.effectiveType === 'date32' ? effDay : effUs;
-        key.versions = versions;
-        emit(key);
+    // Grid data of hour h is known once the hour is over; a forecast run publishes all hours at once.
+    const hourUs = p.hourly && def.productId === 'pemi' ? (h + 1) * HOUR : 0;
+    const effUs = effDay * US_PER_DAY + def.lag.releaseMinute * MINUTE + hourUs;
+    if (effUs > p.cutoffUs) return null;
+    const obs = live
+      ? q(effUs + Math.round(rng.uniform(def.observedDelayMinutes[0], def.observedDelayMinutes[1]) * MINUTE))
+      : q(p.floorDay * US_PER_DAY + BACKFILL_START + rng.int(0, 3 * 3600 * US_PER_SECOND));
+    const ing = q(obs + rng.int(1, 300) * US_PER_SECOND + rng.int(0, 999_999));
+    if (ing > p.cutoffUs) return null;
+    const versions: Version[] = [{ obs, ing, values: this.valuesOf(s, dayIndex, h) }];
+    // PIT-4: a second version at the same str_observed_at, told apart by ingestion only.
+    if (live && rng.chance(def.tieShare ?? 0)) {
+      const ing2 = q(ing + rng.int(5, 180) * US_PER_SECOND + rng.int(0, 999_999));
+      if (ing2 <= p.cutoffUs) versions.push({ obs, ing: ing2, values: this.restate(versions[0]!.values) });
+    }
+    // Section 3: restatements, also of backfilled history (then observed after the floor).
+    if (rng.chance(def.revisionShare)) {
+      for (let n = rng.chance(0.25) ? 2 : 1; n > 0; n--) {
+        const last = versions[versions.length - 1]!;
+        const room = p.cutoffUs - HOUR - last.obs;
+        const hi = Math.min(maxDelay * US_PER_DAY, room);
+        if (hi < minDelay * US_PER_DAY) break;
+        const obs2 = q(last.obs + Math.round(rng.uniform(minDelay * US_PER_DAY, hi)));
+        const ing2 = q(obs2 + rng.int(1, 300) * US_PER_SECOND + rng.int(0, 999_999));
+        if (ing2 > p.cutoffUs) break;
+        versions.push({ obs: obs2, ing: ing2, values: this.restate(last.values) });
       }
     }
+    // PIT-3: a full rebuild rewrote str_ingested_at of everything written before it.
+    for (const v of versions) if (v.ing < rebuildUs) v.ing = q(rebuildUs + this.rebuildOrdinal++ * 1000);
+    // The restamp can reorder same-observed versions; PIT-4 order is (observed, ingested).
+    if (versions.length > 1) versions.sort((a, b) => a.obs - b.obs || a.ing - b.ing);
+    const key = this.reused;
+    key.day = day;
+    key.series = s;
+    key.hour = h;
+    key.eff = def.effectiveType === 'date32' ? effDay : effUs;
+    key.versions = versions;
+    return key;
   }
 
   private valuesOf(s: number, dayIndex: number, h: number): ValueRow {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { RecordBatchFileWriter } from 'apache-arrow';
 import { MANIFEST_FORMAT, manifestPath, manifestSchema, objectPath } from '../../src/snapshot/manifest.js';
 import { generationObjectName } from '../../src/snapshot/write-generation.js';
+import { compareUtf8 } from '../../src/store/string-dictionary.js';
 import { formatIsoMicros } from '../../src/time/instant.js';
 import { BatchBuilder, type BuilderSpec } from './batch-builder.js';
 import { GENERATOR_VERSION, datasetIdOf, seriesKeyOf, type DatasetPlan } from './plan.js';
@@ -82,27 +83,38 @@ export async function writeSnapshot(plan: DatasetPlan, sourceDir: string, genera
     out.on('error', fail);
   });
 
+  // Rows go out in the order the server keeps them (series by key bytes, date, then
+  // observed and ingested), so loading skips the sort and the reorder, as it does for
+  // snapshots written by `pitcache publish`.
+  const seriesOrder = plan.series.map((_, s) => s).sort((x, y) => compareKeys(plan.series[x]!, plan.series[y]!));
   let rows = 0;
-  for (let d = 0; d < model.days.length; d++) {
-    model.forEachKey(d, (k) => {
-      const codes = keyCodes[k.series]!;
-      for (const v of k.versions) {
-        const i = b.rows++;
-        date.num[i] = k.day;
-        eff.num[i] = k.eff;
-        obs.num[i] = v.obs;
-        ing.num[i] = v.ing;
-        mv.str[i] = '1.0';
-        for (let j = 0; j < codes.length; j++) cols[keyBase + j]!.num[i] = codes[j]!;
-        if (plan.hourly) cols[keyBase + codes.length]!.num[i] = k.hour;
-        for (let j = 0; j < valueCodes.length; j++) setValue(cols[valueBase + j]!, i, v.values[j] ?? null, valueCodes[j] ?? null);
-        rows++;
-        if (b.full) writer.write(b.take());
+  let keys = 0;
+  for (const s of seriesOrder) {
+    const codes = keyCodes[s]!;
+    for (let h = 0; h < model.hours; h++) {
+      for (let d = 0; d < model.days.length; d++) {
+        const k = model.key(s, h, d);
+        if (k === null) continue;
+        for (const v of k.versions) {
+          const i = b.rows++;
+          date.num[i] = k.day;
+          eff.num[i] = k.eff;
+          obs.num[i] = v.obs;
+          ing.num[i] = v.ing;
+          mv.str[i] = '1.0';
+          for (let j = 0; j < codes.length; j++) cols[keyBase + j]!.num[i] = codes[j]!;
+          if (plan.hourly) cols[keyBase + codes.length]!.num[i] = k.hour;
+          for (let j = 0; j < valueCodes.length; j++) setValue(cols[valueBase + j]!, i, v.values[j] ?? null, valueCodes[j] ?? null);
+          rows++;
+          if (b.full) writer.write(b.take());
+        }
+        // Now and then: let the byte queue move into the file stream, and wait if the disk lags.
+        if (++keys % 4096 === 0) {
+          await new Promise((r) => setImmediate(r));
+          while (out.writableLength > HIGH_WATER) await new Promise<void>((r) => out.once('drain', () => r()));
+        }
       }
-    });
-    // Once a day: let the byte queue move into the file stream, and wait if the disk lags.
-    await new Promise((r) => setImmediate(r));
-    while (out.writableLength > HIGH_WATER) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
   }
   if (b.rows > 0 || rows === 0) writer.write(b.take());
   writer.finish();
@@ -123,6 +135,15 @@ export async function writeSnapshot(plan: DatasetPlan, sourceDir: string, genera
   });
   await writeFile(join(sourceDir, manifestPath(def.productId, def.dataset)), JSON.stringify(manifest, null, 2) + '\n');
   return { id, rows, bytes, sha256, object, generation };
+}
+
+/** Series-key tuples compared column by column in UTF-8 byte order (the contract's order). */
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let j = 0; j < a.length; j++) {
+    const c = compareUtf8(a[j]!, b[j]!);
+    if (c !== 0) return c;
+  }
+  return 0;
 }
 
 function setValue(c: { num: Float64Array; str: (string | null)[]; spec: BuilderSpec }, i: number, v: string | number | boolean | null, codes: Map<string, number> | null): void {

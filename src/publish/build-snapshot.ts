@@ -1,5 +1,6 @@
 import { buildArrowSnapshot, type ColumnSpec } from '../snapshot/arrow-writer.js';
 import { unitScale, type DatasetSchema } from './dataset-schema.js';
+import { physicalOrder } from './physical-order.js';
 import { cellValue, type VersionTable } from './version-table.js';
 
 /** Some rows of a table (all of them when `rows` is null), in that order. */
@@ -9,26 +10,37 @@ export interface Segment {
 }
 
 /**
- * The rows of the segments, one after the other, as an Arrow IPC file in the dataset's
- * schema: same columns in the same order, same types and units, same schema metadata
- * (series key included). `ingested` replaces str_ingested_at (µs) of output rows by index.
+ * The rows of the segments as an Arrow IPC file in the dataset's schema: same columns in the
+ * same order, same types and units, same schema metadata (series key included). Rows are
+ * written in the order the server keeps them (physical-order.ts), so that loading them
+ * needs no sort; rows tying on every term stay in segment order. `ingested` replaces
+ * str_ingested_at (µs) of rows by their index in the segments, one after the other.
  */
 export function buildSnapshot(schema: DatasetSchema, segments: readonly Segment[], ingested: ReadonlyMap<number, number> = new Map()): Uint8Array {
+  for (const seg of segments) if (seg.table.schema !== schema) throw new Error('buildSnapshot: every segment must be in the dataset schema');
   const total = segments.reduce((n, s) => n + (s.rows?.length ?? s.table.rows), 0);
+  // Where row o of the segments, one after the other, comes from.
+  const segOf = new Int32Array(total);
+  const rowOf = new Int32Array(total);
+  let o = 0;
+  segments.forEach((seg, k) => {
+    const count = seg.rows?.length ?? seg.table.rows;
+    for (let i = 0; i < count; i++, o++) {
+      segOf[o] = k;
+      rowOf[o] = seg.rows === null ? i : seg.rows[i]!;
+    }
+  });
+  const order = physicalOrder(segments, schema.seriesKey, ingested);
   const columns = schema.columns.map((def, c): ColumnSpec => {
     const scale = def.unit === null ? 1 : unitScale(def.unit);
+    const rewrites = def.name === 'str_ingested_at' ? ingested : null;
     const values: unknown[] = new Array(total);
-    let o = 0;
-    for (const seg of segments) {
-      if (seg.table.schema !== schema) throw new Error('buildSnapshot: every segment must be in the dataset schema');
-      const col = seg.table.columns[c]!;
-      const count = seg.rows?.length ?? seg.table.rows;
-      for (let i = 0; i < count; i++) {
-        const v = cellValue(col, seg.rows === null ? i : seg.rows[i]!);
-        values[o++] = def.type === 'timestamp' && v !== null ? (v as number) / scale : v;
-      }
+    for (let i = 0; i < total; i++) {
+      const from = order === null ? i : order[i]!;
+      const rewritten = rewrites?.get(from);
+      const v = rewritten ?? cellValue(segments[segOf[from]!]!.table.columns[c]!, rowOf[from]!);
+      values[i] = def.type === 'timestamp' && v !== null ? (v as number) / scale : v;
     }
-    if (def.name === 'str_ingested_at') for (const [row, us] of ingested) values[row] = us / scale;
     return { name: def.name, type: def.type, unit: def.unit ?? undefined, values } as ColumnSpec;
   });
   const metadata = Object.fromEntries(schema.metadata);
