@@ -11,6 +11,7 @@ import { InstantMicros, writeEnvelopeHead, writeEnvelopeMetadata, type Extension
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
+import { Doorkeeper } from './doorkeeper.js';
 import type { Generation } from './generation.js';
 
 /** Why a dataset has nothing to serve, in words for the caller (details are in /readyz and the log). */
@@ -49,13 +50,6 @@ interface CachedBody {
 /** Room kept after a cached head for the per-request metadata (it grows if ever short). */
 const METADATA_ROOM = 1024;
 
-/**
- * parse -> resolve -> render for data requests. With `responseCacheBytes` > 0, bodies are
- * kept in a byte-bounded LRU keyed by (dataset, generation, canonical query, cursor): a key
- * names one generation, so a cached body can never outlive or cross a generation, and the
- * canonical query (not its hash) means two queries never share an entry. Only metadata
- * (retrieved_at, record_id, data_age_hours) is written per request.
- */
 export interface DataEndpointOptions {
   /** bytes of rendered bodies kept for repeated queries; 0 = none */
   readonly responseCacheBytes: number;
@@ -65,6 +59,14 @@ export interface DataEndpointOptions {
 
 type WriteRows = (renderer: RowRenderer, out: ByteWriter, rows: Int32Array, count: number) => void;
 
+/**
+ * parse -> resolve -> render for data requests. With `responseCacheBytes` > 0, bodies of
+ * queries asked for a second time (Doorkeeper) are kept in a byte-bounded LRU keyed by
+ * (dataset, generation, canonical query, cursor): a key names one generation, so a cached
+ * body can never outlive or cross a generation, and the canonical query (not its hash)
+ * means two queries never share an entry. Only metadata (retrieved_at, record_id,
+ * data_age_hours) is written per request.
+ */
 export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
   const { responseCacheBytes, rowCacheBytes } = options;
   const out = new ByteWriter(256 * 1024);
@@ -141,6 +143,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     sizeCalculation: (v, k) => v.body.byteLength + 2 * k.length + 256,
   });
   const hitWriter = new ByteWriter(16);
+  // About four times the bodies of a typical answer (33 KB) the cache can hold.
+  const doorkeeper = new Doorkeeper(Math.ceil(responseCacheBytes / 8192));
   return (slot, rawQuery, recordId) => {
     const { query, gen, resume } = locate(slot, rawQuery);
     const key = `${slot.id}\u0001${gen.number}\u0001${query.canonical}\u0001${query.cursor ?? ''}`;
@@ -153,6 +157,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       return view;
     }
     const meta = renderHead(slot, query, gen, resume);
+    if (!doorkeeper.admit(key)) return finish(meta, recordId);
     const body = Buffer.allocUnsafeSlow(out.pos + METADATA_ROOM);
     out.buf.copy(body, 0, 0, out.pos);
     cache.set(key, { body, headLength: out.pos, meta });
