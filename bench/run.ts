@@ -7,7 +7,7 @@
  *                    [--only pitcache,pitcache-2,node-http,duckdb,postgres]
  *                    [--skip scale,s3,micro,throughput] [--cpu-prof] [--out FILE]
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Alternative } from './alternatives/types.js';
@@ -44,6 +44,8 @@ async function main(): Promise<void> {
       'cpu-prof': { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
       out: { type: 'string' },
+      // Re-renders the markdown from the JSON of an earlier run (after changing the report code).
+      'render-only': { type: 'boolean', default: false },
     },
   });
   const root = repoRoot();
@@ -61,6 +63,11 @@ async function main(): Promise<void> {
   const dataRoot = resolve(a['data-dir'] ?? join(root, 'bench/.data'));
   const out = resolve(a.out ?? (quick ? join(dataRoot, 'RESULTS-quick.md') : join(root, 'bench/RESULTS.md')));
   const json = out.replace(/\.md$/, '') + '.json';
+  if (a['render-only']) {
+    await writeFile(out, renderMarkdown(JSON.parse(await readFile(json, 'utf8')) as BenchResults));
+    log(`re-rendered ${relative(root, out)} from ${relative(root, json)}`);
+    return;
+  }
   const queryCount = quick ? 2000 : 20_000;
 
   const machine = machineInfo();

@@ -11,6 +11,10 @@ export interface TargetCheck {
 
 const MAIN = 'walk-forward-series' as const;
 
+function workersOf(name: string): number {
+  return Number(/(\d+) workers?/.exec(name)?.[1] ?? 1);
+}
+
 export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; markdown: string[] } {
   const checks: TargetCheck[] = [];
   const best = bestPitcache(res, MAIN);
@@ -48,11 +52,22 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
     checks.push({ target: 'walk-forward latency at 50M rows within 1.5x of 1M', measured: why, met: large === undefined ? null : false });
   }
 
-  const p1 = res.alternatives.find((a) => isPitcache(a) && a.setup !== undefined);
+  const loaded = res.alternatives.filter((a) => isPitcache(a) && a.setup !== undefined);
+  const p1 = loaded[0];
+  // Loading builds datasets on one thread per CPU, so the load target is read off the server
+  // that may use every CPU (the most workers: the runner pins 1-worker servers to CPU 0).
+  const wide = loaded.reduce<(typeof loaded)[number] | undefined>((best, a) => (best === undefined || workersOf(a.name) > workersOf(best.name) ? a : best), undefined);
   const data = res.data[0];
-  if (p1?.setup !== undefined && data !== undefined) {
-    const rps = data.rows / p1.setup.loadSeconds;
-    checks.push({ target: 'load >= 3M rows/s (Arrow bytes to serving)', measured: `${(rps / 1e6).toFixed(2)}M rows/s (${p1.name}, ${p1.setup.loadSeconds.toFixed(2)} s for ${data.rows.toLocaleString('en-US')} rows)`, met: rps >= 3e6 });
+  if (p1?.setup !== undefined && wide?.setup !== undefined && data !== undefined) {
+    const rps = data.rows / wide.setup.loadSeconds;
+    const others = loaded.filter((a) => a !== wide).map((a) => `${a.name}: ${a.setup!.loadSeconds.toFixed(2)} s`);
+    checks.push({
+      target: 'load >= 3M rows/s (Arrow bytes to serving)',
+      measured:
+        `${(rps / 1e6).toFixed(2)}M rows/s (${wide.name}, both CPUs, ${wide.setup.loadSeconds.toFixed(2)} s for ${data.rows.toLocaleString('en-US')} rows)` +
+        (others.length > 0 ? `; pinned to one CPU: ${others.join(', ')}` : ''),
+      met: rps >= 3e6,
+    });
     const rss = p1.setup.rssBytes;
     const after = p1.memoryAfterRuns?.rss;
     checks.push({
