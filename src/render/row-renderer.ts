@@ -64,21 +64,29 @@ export class RowRenderer {
     return this.dv;
   }
 
+  /**
+   * Room for one more row at p (the writer grows when short): the buffer to write into,
+   * with this.dv viewing it.
+   */
+  private room(out: ByteWriter, p: number): Buffer {
+    out.pos = p;
+    out.ensure(this.maxRowBytes);
+    this.viewOf(out.buf);
+    return out.buf;
+  }
+
   /** Writes `[row,row,...]` for the physical row ids rows[0..count), in that order. */
   writeRows(out: ByteWriter, rows: Int32Array, count: number): void {
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
-    out.ensure(1);
-    let b = out.buf;
-    let dv = this.viewOf(b);
     let p = out.pos;
+    let b = this.room(out, p);
+    let dv = this.dv;
     b[p++] = 0x5b;
     for (let i = 0; i < count; i++) {
       if (p + maxRowBytes > b.length) {
-        out.pos = p;
-        out.ensure(maxRowBytes);
-        b = out.buf;
-        dv = this.viewOf(b);
+        b = this.room(out, p);
+        dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
       p = writeRow(b, dv, p, rows[i]!);
@@ -97,17 +105,14 @@ export class RowRenderer {
     const { mask, owner, row: rowOf, text, bytes } = cache;
     const id = this.id;
     const salt = this.salt;
-    out.ensure(1);
-    let b = out.buf;
-    let dv = this.viewOf(b);
     let p = out.pos;
+    let b = this.room(out, p);
+    let dv = this.dv;
     b[p++] = 0x5b;
     for (let i = 0; i < count; i++) {
       if (p + maxRowBytes > b.length) {
-        out.pos = p;
-        out.ensure(maxRowBytes);
-        b = out.buf;
-        dv = this.viewOf(b);
+        b = this.room(out, p);
+        dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
       const row = rows[i]!;
