@@ -64,7 +64,7 @@ export async function runS3(
     await requireLoaded(alt, data);
     out.load = { ok: true, uploadSeconds, readySeconds: setup.loadSeconds, memory: alt.memory() };
     ctx.log(`s3: ready in ${setup.loadSeconds.toFixed(2)} s, VmHWM ${((out.load.memory?.hwm ?? NaN) / 2 ** 20).toFixed(0)} MiB`);
-    out.swap = await swap(ctx, alt, s3, data, prefix, queryCount).catch((e: unknown) => ({ ok: false as const, error: errorText(e) }));
+    out.swap = await swap(ctx, alt, s3, data, prefix, queryCount, setup.loadSeconds).catch((e: unknown) => ({ ok: false as const, error: errorText(e) }));
   } catch (e) {
     if (!out.load.ok) out.load = { ok: false, error: errorText(e) };
     ctx.log(`s3: failed: ${errorText(e).split('\n')[0]}`);
@@ -74,10 +74,19 @@ export async function runS3(
   }
 }
 
-async function swap(ctx: RunContext, alt: HttpServerAlternative, s3: LocalS3, data: BenchData, prefix: string, queryCount: number): Promise<NonNullable<NonNullable<BenchResults['s3']>['swap']>> {
+async function swap(
+  ctx: RunContext,
+  alt: HttpServerAlternative,
+  s3: LocalS3,
+  data: BenchData,
+  prefix: string,
+  queryCount: number,
+  readySeconds: number,
+): Promise<NonNullable<NonNullable<BenchResults['s3']>['swap']>> {
   const queries = buildWorkloads(planFor(SET, ctx.quick), { count: queryCount, pageWalkCount: 1 })['walk-forward-series'];
-  // Long enough that the refresh (download, verify, decode, index) ends inside the measured run.
-  const durationSec = Math.max(ctx.durationSec, 10);
+  // Long enough that the refresh (download, verify, decode, index) ends inside the measured
+  // run: under serving load it took about 2.4x the idle start-up, and it starts a quarter in.
+  const durationSec = Math.max(ctx.durationSec, 10, Math.ceil(5 * readySeconds));
   const opts = { connections: ctx.connections, durationSec, warmupSec: ctx.warmupSec };
   const baseline = await alt.run('walk-forward-series', queries, opts);
   ctx.log(`swap: baseline p99 ${baseline.p99Ms.toFixed(2)} ms`);
