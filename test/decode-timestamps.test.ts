@@ -4,11 +4,11 @@
  * exactly what it refused before (any non-null value outside ±2^53 µs), naming the first
  * such row across record batches. Null slots are never checked, whatever they hold.
  */
-import type { Field } from 'apache-arrow';
-import { DateDay, Schema, Table as ArrowTable, TimestampMicrosecond, TimestampMillisecond, TimestampSecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray } from 'apache-arrow';
+import { TimestampMicrosecond, TimestampMillisecond, TimestampSecond, makeData, makeVector } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { buildArrowSnapshot, type TimeUnitName } from '../src/snapshot/arrow-writer.js';
 import { decodeArrowSnapshot } from '../src/store/decode-arrow.js';
+import { snapshotWithColumn } from './support/hand-built-snapshot.js';
 
 const SAFE = 2 ** 53;
 const SCALE = { s: 1_000_000, ms: 1_000, us: 1 } as const;
@@ -81,17 +81,8 @@ describe.each(UNITS)('timestamps in %s', (unit) => {
     const type = unit === 's' ? new TimestampSecond('UTC') : unit === 'ms' ? new TimestampMillisecond('UTC') : new TimestampMicrosecond('UTC');
     const raw = [good[5]!, -(2n ** 63n), 2n ** 63n - 1n, bad[0]!, good[9]!];
     const n = raw.length;
-    const ts = () => makeVector(makeData({ type: new TimestampMicrosecond('UTC'), data: new BigInt64Array(n).fill(NOW_US), length: n }));
-    const table = new ArrowTable({
-      date: makeVector(makeData({ type: new DateDay(), data: Int32Array.from({ length: n }, (_, i) => 20_000 + i), length: n })),
-      str_effective_at: ts(),
-      str_observed_at: ts(),
-      str_ingested_at: ts(),
-      model_version: vectorFromArray(Array.from({ length: n }, () => '1.0'), new Utf8()),
-      stamp: makeVector(makeData({ type, data: BigInt64Array.from(raw), length: n, nullCount: 3, nullBitmap: new Uint8Array([0b10001]) })),
-    });
-    const withKey = new ArrowTable(new Schema(table.schema.fields as Field[], new Map([['pitcache.series_key', '[]']])), table.batches);
-    const { values, validity } = stampOf(tableToIPC(withKey, 'file'));
+    const stamp = makeVector(makeData({ type, data: BigInt64Array.from(raw), length: n, nullCount: 3, nullBitmap: new Uint8Array([0b10001]) }));
+    const { values, validity } = stampOf(snapshotWithColumn('stamp', stamp, NOW_US));
     expect(Array.from(validity!)).toEqual([1, 0, 0, 0, 1]);
     expect(values[0]).toBe(referenceUs(raw[0]!, unit));
     expect(values[4]).toBe(referenceUs(raw[4]!, unit));

@@ -5,13 +5,13 @@
  * must be identical, including for hash collisions, empty and null cells, non-ASCII text,
  * several record batches, and invalid UTF-8 (distinct bytes that decode to one string).
  */
-import type { Field } from 'apache-arrow';
-import { DateDay, Schema, Table as ArrowTable, TimestampMicrosecond, Utf8, makeData, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Data } from 'apache-arrow';
+import { Utf8, makeData, makeVector, tableFromIPC, type Data } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { buildTable } from '../src/store/build-table.js';
 import { decodeArrowSnapshot } from '../src/store/decode-arrow.js';
 import { Utf8Coder } from '../src/store/utf8-coder.js';
+import { snapshotWithColumn } from './support/hand-built-snapshot.js';
 import { Rng } from './support/random-snapshot.js';
 
 /** Two ASCII strings with the same 32-bit FNV-1a hash (the coder's hash). */
@@ -117,19 +117,8 @@ describe('decoding plain Utf8 columns by their bytes', () => {
     cells.forEach((c, i) => (offsets[i + 1] = offsets[i]! + c.length));
     const data = new Uint8Array(offsets[cells.length]!);
     cells.forEach((c, i) => data.set(c, offsets[i]!));
-    const n = cells.length;
-    // One buffer per column: arrow's IPC writer mixes up vectors that share one.
-    const ts = () => makeVector(makeData({ type: new TimestampMicrosecond('UTC'), data: new BigInt64Array(n).fill(1_775_001_600_000_000n), length: n }));
-    const table = new ArrowTable({
-      date: makeVector(makeData({ type: new DateDay(), data: Int32Array.from({ length: n }, (_, i) => 20_000 + i), length: n })),
-      str_effective_at: ts(),
-      str_observed_at: ts(),
-      str_ingested_at: ts(),
-      model_version: vectorFromArray(Array.from({ length: n }, () => '1.0'), new Utf8()),
-      label: makeVector(makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data })),
-    });
-    const withKey = new ArrowTable(new Schema(table.schema.fields as Field[], new Map([['pitcache.series_key', '[]']])), table.batches);
-    const bytes = tableToIPC(withKey, 'file');
+    const label = makeVector(makeData({ type: new Utf8(), length: cells.length, valueOffsets: offsets, data }));
+    const bytes = snapshotWithColumn('label', label);
     const ref = referenceCodes(bytes, 'label');
     expect(new Set(ref.codes).size).toBeLessThan(cells.length);
     expectSameAsReference(bytes);
