@@ -85,7 +85,28 @@ function internalError(requestId: string): HttpResponse {
   };
 }
 
-function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean): void {
+/**
+ * Bodies up to this size go out in one end(): uWS copies what the socket does not take at
+ * once into its own buffer, which for small bodies is cheaper than arming onWritable.
+ */
+const ONE_SHOT_BYTES = 256 * 1024;
+
+/** Per response: whether the request is gone (onAborted fired), shared by the async and the backpressure paths. */
+interface Flight {
+  aborted: boolean;
+  /** onAborted is armed (uWS requires it before a response outlives its handler call) */
+  armed: boolean;
+}
+
+function arm(res: UwsResponse, flight: Flight): void {
+  if (flight.armed) return;
+  flight.armed = true;
+  res.onAborted(() => {
+    flight.aborted = true;
+  });
+}
+
+function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean): void {
   res.writeStatus(statusLine(r.status));
   for (const [name, value] of r.headers) res.writeHeader(name, value);
   res.writeHeader('content-type', r.contentType);
@@ -96,9 +117,33 @@ function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean): void {
     // is written by hand and endWithoutBody() called without one.
     res.writeHeader('content-length', String(r.body.byteLength));
     res.endWithoutBody();
-  } else {
+  } else if (r.body.byteLength <= ONE_SHOT_BYTES) {
     res.end(r.body);
+  } else {
+    endWithBackpressure(res, r.body, flight, owned);
   }
+}
+
+/**
+ * A large body goes out as fast as the client reads it: tryEnd sends what the socket takes,
+ * onWritable sends the rest when it drains. One giant end() would instead copy the whole
+ * unsent remainder into uWS's buffer at once (a slow reader of a 30 MB page pins 30 MB).
+ * A synchronous handler's body may be a view into a buffer it reuses, so what is left after
+ * the first try is copied once (the next request may overwrite the original); an async
+ * handler's body is owned (types.ts) and is sent from where it is.
+ */
+function endWithBackpressure(res: UwsResponse, body: Uint8Array, flight: Flight, owned: boolean): void {
+  const total = body.byteLength;
+  const [, done] = res.tryEnd(body, total);
+  if (done) return;
+  arm(res, flight);
+  const sent = res.getWriteOffset();
+  const rest = owned ? body.subarray(sent) : Buffer.from(body.subarray(sent));
+  res.onWritable((offset) => {
+    if (flight.aborted) return true;
+    const [ok] = res.tryEnd(rest.subarray(offset - sent), total);
+    return ok;
+  });
 }
 
 function isThenable(v: HttpResponse | Promise<HttpResponse>): v is Promise<HttpResponse> {
@@ -124,9 +169,9 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
   }
 
   /** Writes `r`; if the response itself is malformed, drops the connection instead. */
-  function respond(res: UwsResponse, r: HttpResponse, head: boolean): void {
+  function respond(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean): void {
     try {
-      writeResponse(res, r, head);
+      writeResponse(res, r, head, flight, owned);
     } catch (err) {
       // Part of a status line or header may already be out, so no clean 500 is possible.
       report(err, r.requestId);
@@ -146,6 +191,7 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
       apiKey: apiKey === '' ? null : apiKey,
     };
     const head = method === 'HEAD';
+    const flight: Flight = { aborted: false, armed: false };
 
     let out: HttpResponse | Promise<HttpResponse>;
     try {
@@ -156,21 +202,18 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
 
     if (!isThenable(out)) {
       // Synchronous: written before returning, so a reused body view is still intact.
-      respond(res, out, head);
+      respond(res, out, head, flight, false);
       return;
     }
 
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
+    arm(res, flight);
     out.then(
       (r) => {
-        if (!aborted) res.cork(() => respond(res, r, head));
+        if (!flight.aborted) res.cork(() => respond(res, r, head, flight, true));
       },
       (err: unknown) => {
         const r = fail(err);
-        if (!aborted) res.cork(() => respond(res, r, head));
+        if (!flight.aborted) res.cork(() => respond(res, r, head, flight, true));
       },
     );
   };
