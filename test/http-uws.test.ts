@@ -162,6 +162,17 @@ describe('uws-server', () => {
     expect(seen.map((r) => r.apiKey)).toEqual(['k-1/Secret', null, null]);
   });
 
+  it('Accept, Accept-Encoding and If-None-Match arrive as sent; absent is ""', async () => {
+    const { seen, handler } = recording();
+    const server = await start(handler);
+    const text = get('/a', 'Accept: text/csv;q=0.5, */*;q=0.1\r\nAccept-Encoding: br;q=1, gzip\r\nIf-None-Match: W/"g7-abc"\r\n') + get('/b');
+    await rawExchange(server.port, text, [false, false]);
+    expect(seen.map((r) => [r.accept, r.acceptEncoding, r.ifNoneMatch])).toEqual([
+      ['text/csv;q=0.5, */*;q=0.1', 'br;q=1, gzip', 'W/"g7-abc"'],
+      ['', '', ''],
+    ]);
+  });
+
   it('every method and path reaches the handler', async () => {
     const { seen, handler } = recording();
     const server = await start(handler);

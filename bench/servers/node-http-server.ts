@@ -90,6 +90,9 @@ function serve(handler: Handler, req: IncomingMessage, res: ServerResponse): voi
     path: q < 0 ? url : url.slice(0, q),
     rawQuery: q < 0 ? '' : url.slice(q + 1),
     apiKey: typeof key === 'string' && key !== '' ? key : null,
+    accept: req.headers.accept ?? '',
+    acceptEncoding: req.headers['accept-encoding'] ?? '',
+    ifNoneMatch: req.headers['if-none-match'] ?? '',
   };
   let out: HttpResponse | Promise<HttpResponse>;
   try {

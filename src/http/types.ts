@@ -13,6 +13,10 @@ export interface HttpRequest {
   readonly rawQuery: string;
   /** The x-api-key header; null when absent or empty. */
   readonly apiKey: string | null;
+  /** Accept, Accept-Encoding and If-None-Match as sent; '' when absent (content negotiation and 304s). */
+  readonly accept: string;
+  readonly acceptEncoding: string;
+  readonly ifNoneMatch: string;
 }
 
 export interface HttpResponse {

@@ -189,6 +189,9 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
       // getQuery() is undefined without '?'; getQuery(key) would decode the buffer in place.
       rawQuery: req.getQuery() ?? '',
       apiKey: apiKey === '' ? null : apiKey,
+      accept: req.getHeader('accept'),
+      acceptEncoding: req.getHeader('accept-encoding'),
+      ifNoneMatch: req.getHeader('if-none-match'),
     };
     const head = method === 'HEAD';
     const flight: Flight = { aborted: false, armed: false };
