@@ -19,11 +19,16 @@ export function openSource(location: string, s3: S3Access = {}): SnapshotSource 
   return new S3Source(location, { endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle, conditionalWrites: s3.conditionalWrites });
 }
 
-/** Reads one whole object named by a location (a keys file on S3 or on disk). */
-export async function readLocation(location: string, s3: S3Access = {}): Promise<Uint8Array> {
+/** One object named by a whole location (a keys file on S3 or on disk): the source of its folder and its name there. */
+export function openLocation(location: string, s3: S3Access = {}): { source: SnapshotSource; name: string } {
   const parsed = parseStoreLocation(location);
   if (typeof parsed === 'string') throw new Error(`${JSON.stringify(location)}: ${parsed}`);
   const cut = location.lastIndexOf('/');
-  const source = openSource(location.slice(0, cut) || '/', s3);
-  return source.readObject(location.slice(cut + 1));
+  return { source: openSource(location.slice(0, cut) || '/', s3), name: location.slice(cut + 1) };
+}
+
+/** Reads one whole object named by a location (a keys file on S3 or on disk). */
+export async function readLocation(location: string, s3: S3Access = {}): Promise<Uint8Array> {
+  const { source, name } = openLocation(location, s3);
+  return source.readObject(name);
 }
