@@ -120,3 +120,81 @@ describe.each(stores)('keys reload from %s', (_name, makeStore) => {
     watcher.stop();
   });
 });
+
+describe('keys watcher: polling, stopping, an unreachable file, and what it logs', () => {
+  function make(location: string, intervalMs: number) {
+    const { source, name } = openLocation(location);
+    const logs: Array<[string, string, Record<string, unknown>]> = [];
+    const applied: KeysConfig[] = [];
+    const timers = new ManualTimers(new ManualClock(0));
+    const watcher = new KeysWatcher(
+      {
+        read: (etag) => source.readIfChanged(name, etag),
+        origin: location,
+        apply: (k) => applied.push(k),
+        timers,
+        intervalMs,
+        log: (level, event, fields) => logs.push([level, event, fields]),
+      },
+      null,
+    );
+    return { watcher, logs, applied, timers };
+  }
+
+  it('logs each outcome with the file it concerns; an unreadable location is "unreachable" and keeps the keys', async () => {
+    const location = join(dir, 'logged-keys.json');
+    const w = make(location, 1000);
+    await writeFile(location, file(['a', 'b']));
+    expect(await w.watcher.check()).toBe('applied');
+    await writeFile(location, '{');
+    expect(await w.watcher.check()).toBe('refused');
+    await rm(location);
+    expect(await w.watcher.check()).toBe('missing');
+    expect(w.logs.map(([level, event, fields]) => [level, event, fields['keys'], fields['count']])).toEqual([
+      ['info', 'keys reloaded', location, 2],
+      ['error', 'new keys file refused; keeping the keys in force', location, undefined],
+      ['warn', 'keys file is missing; keeping the keys in force', location, undefined],
+    ]);
+    expect(String(w.logs[1]![2]['error'])).toMatch(/not valid JSON/);
+
+    // A folder where a file is expected: the source cannot answer (not ENOENT).
+    await writeFile(join(dir, 'not-a-dir'), 'x');
+    const u = make(join(dir, 'not-a-dir', 'keys.json'), 1000);
+    expect(await u.watcher.check()).toBe('unreachable');
+    expect(u.logs.map(([level, event]) => [level, event])).toEqual([['warn', 'keys file unreachable; keeping the keys in force']]);
+    expect(String(u.logs[0]![2]['error'])).toMatch(/ENOTDIR/);
+    expect(u.applied).toEqual([]);
+  });
+
+  it('polls every interval until stopped; interval 0 only checks on demand', async () => {
+    const location = join(dir, 'polled-keys.json');
+    await writeFile(location, file(['a']));
+    const w = make(location, 5000);
+    w.watcher.start();
+    expect(w.timers.requested).toEqual([5000]);
+    w.timers.fire();
+    await w.timers.armed('the second poll');
+    expect(w.applied).toHaveLength(1);
+    expect(w.timers.requested).toEqual([5000, 5000]);
+    w.watcher.stop();
+    expect(w.timers.nextDue()).toBeNull();
+
+    const z = make(location, 0);
+    z.watcher.start();
+    expect(z.timers.requested).toEqual([]);
+    expect(await z.watcher.check()).toBe('applied');
+    expect(z.timers.requested).toEqual([]);
+  });
+
+  it('a poll already under way when stopped does not arm another', async () => {
+    const location = join(dir, 'stopped-keys.json');
+    await writeFile(location, file(['a']));
+    const w = make(location, 5000);
+    w.watcher.start();
+    w.timers.fire(); // the poll starts
+    w.watcher.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(w.timers.nextDue()).toBeNull();
+    expect(w.timers.requested).toEqual([5000]);
+  });
+});

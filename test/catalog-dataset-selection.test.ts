@@ -4,6 +4,7 @@ import { DatasetSelection } from '../src/catalog/dataset-selection.js';
 describe('--datasets selection', () => {
   it('all: the nine named datasets', () => {
     expect(DatasetSelection.all().list()).toHaveLength(9);
+    expect(DatasetSelection.all().text).toBe('*/*');
   });
 
   it('a product glob, an exact dataset and a prefix, joined', () => {
@@ -30,7 +31,7 @@ describe('--datasets selection', () => {
     expect(() => DatasetSelection.parse('gbsi_us')).toThrow(/"gbsi_us" is not product\/dataset/);
     expect(() => DatasetSelection.parse('gbsi_us/')).toThrow(/is not product\/dataset/);
     expect(() => DatasetSelection.parse('g*s/*')).toThrow(/is not product\/dataset/);
-    expect(() => DatasetSelection.parse('pemi/grid')).toThrow(/"pemi\/grid" matches none of the named datasets/);
+    expect(() => DatasetSelection.parse('pemi/grid')).toThrow(/^--datasets: "pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*, wssi_us\/demand_shock\)$/);
     expect(() => DatasetSelection.parse('pemi/grid_stress,,glmi/*')).toThrow(/"" is not product\/dataset/);
   });
 });

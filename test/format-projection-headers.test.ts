@@ -40,6 +40,7 @@ describe('columns= projection', () => {
     for (const text of ['', 'value,', ',value', 'value,,zone']) {
       const e = error(() => parseProjection(text, NAMES, KEY));
       expect([e.status, e.param]).toEqual([400, 'columns']);
+      expect(e.message).toBe(`columns must be a comma-separated list of column names; the columns of this dataset are: ${NAMES.join(', ')}`);
     }
   });
 });
@@ -71,6 +72,14 @@ describe('envelope headers', () => {
       ['x-has-more', 'false'],
       ['x-generation', '7'],
     ]);
+  });
+
+  it('an age that is not a finite number is left out', () => {
+    for (const dataAgeHours of [NaN, Infinity]) {
+      const h: HeaderList = [];
+      appendEnvelopeHeaders(h, { ...base, dataAgeHours }, '/p/d', '');
+      expect(h.map(([n]) => n)).not.toContain('x-data-age-hours');
+    }
   });
 
   it('the next URL replaces a previous cursor and keeps every other parameter as sent', () => {

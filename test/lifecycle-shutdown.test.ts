@@ -5,6 +5,7 @@ import { ManualTimers } from './support/s3-harness.js';
 
 function world() {
   const events: string[] = [];
+  const logs: Array<[string, Record<string, unknown>]> = [];
   let idleResolve: () => void = () => {};
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
@@ -15,9 +16,9 @@ function world() {
     },
     idle: () => new Promise<void>((r) => (idleResolve = r)),
     exit: (code) => events.push(`exit(${code})@${clock.now()}`),
-    log: () => {},
+    log: (event, fields) => logs.push([event, fields]),
   };
-  return { events, clock, timers, hooks, finishInFlight: () => idleResolve() };
+  return { events, logs, clock, timers, hooks, finishInFlight: () => idleResolve() };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
@@ -37,6 +38,10 @@ describe('shutdown on SIGTERM', () => {
     await flush();
     expect(w.events).toEqual(['not-ready@0', 'close@15000', 'exit(0)@15000']);
     expect(s.state).toBe('exited');
+    expect(w.logs).toEqual([
+      ['draining', { signal: 'SIGTERM', drain_seconds: 15 }],
+      ['closing listeners', {}],
+    ]);
   });
 
   it('exits 0 at the grace bound when a request never finishes', async () => {
@@ -48,6 +53,7 @@ describe('shutdown on SIGTERM', () => {
     w.timers.fire(); // the grace bound
     await flush();
     expect(w.events).toEqual(['not-ready@0', 'close@1000', 'exit(0)@6000']);
+    expect(w.logs.at(-1)).toEqual(['in-flight requests outlived the grace period', { grace_seconds: 5 }]);
   });
 
   it('a second signal exits at once, and only once', async () => {
@@ -56,6 +62,7 @@ describe('shutdown on SIGTERM', () => {
     s.signal('SIGTERM');
     s.signal('SIGINT');
     expect(w.events).toEqual(['not-ready@0', 'exit(0)@0']);
+    expect(w.logs.at(-1)).toEqual(['second signal: exiting now', { signal: 'SIGINT', phase: 'draining' }]);
     w.timers.fire(); // the drain timer still fires: nothing more happens
     await flush();
     s.signal('SIGTERM');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBudget, parseDuration, RetentionBudget } from '../src/server/retention-budget.js';
+import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, parseBudget, parseDuration, RetentionBudget } from '../src/server/retention-budget.js';
 
 const ids = (es: Array<{ dataset: string; generation: number }>) => es.map((e) => `${e.dataset}#${e.generation}`);
 
@@ -44,6 +44,20 @@ describe('retention budget across datasets', () => {
     expect(b.touch('a/x', 2, 1_100_001)).toBe(false);
   });
 
+  it('retiring the same generation again replaces it (its bytes count once)', () => {
+    const b = new RetentionBudget({ kind: 'bytes', bytes: 100 }, 600_000);
+    b.retire('a/x', 1, 60, 0);
+    expect(b.retire('a/x', 1, 60, 5)).toEqual([]);
+    expect(b.stats()).toEqual({ budgetBytes: 100, heldBytes: 60, liveBytes: 0, entries: [{ dataset: 'a/x', generation: 1, bytes: 60, lastUsedMs: 5 }] });
+    b.forget('a/x', 99); // not retained: nothing changes
+    expect(b.stats().heldBytes).toBe(60);
+  });
+
+  it('defaults: 25% of the live bytes, released after 10 minutes idle', () => {
+    expect(DEFAULT_BUDGET).toEqual({ kind: 'percent', percent: 25 });
+    expect(DEFAULT_CURSOR_IDLE_MS).toBe(600_000);
+  });
+
   it('forget: a generation that became live again no longer counts', () => {
     const b = new RetentionBudget({ kind: 'bytes', bytes: 100 }, 600_000);
     b.retire('a/x', 1, 60, 0);
@@ -61,10 +75,13 @@ describe('--retain-memory and --cursor-idle', () => {
     expect(parseBudget('1000')).toEqual({ kind: 'bytes', bytes: 1000 });
     expect(parseBudget('0')).toEqual({ kind: 'bytes', bytes: 0 });
     expect(parseBudget('25%')).toEqual({ kind: 'percent', percent: 25 });
+    expect(parseBudget('2.25%')).toEqual({ kind: 'percent', percent: 2.25 });
+    expect(parseBudget('1000%')).toEqual({ kind: 'percent', percent: 1000 });
+    expect(parseBudget('1.25GiB')).toEqual({ kind: 'bytes', bytes: 1.25 * 2 ** 30 });
   });
 
   it('refuses what is not a size, with the flag and an example', () => {
-    for (const bad of ['', 'lots', '2 GiB', '-1', '5%%', '2gib', '1e9']) expect(() => parseBudget(bad)).toThrow(/--retain-memory: .* is not a size/);
+    for (const bad of ['', 'lots', '2 GiB', '-1', '5%%', '2gib', '1e9', 'x25%', '1.%', 'x2GiB', '2.GiB']) expect(() => parseBudget(bad)).toThrow(/--retain-memory: .* is not a size/);
     expect(() => parseBudget('5000%')).toThrow(/more than 1000%/);
   });
 
@@ -73,6 +90,8 @@ describe('--retain-memory and --cursor-idle', () => {
     expect(parseDuration('90s', '--cursor-idle')).toBe(90_000);
     expect(parseDuration('1h', '--cursor-idle')).toBe(3_600_000);
     expect(parseDuration('250', '--cursor-idle')).toBe(250);
+    expect(parseDuration('1.25h', '--cursor-idle')).toBe(4_500_000);
+    for (const bad of ['x10m', '1.m', '10mm']) expect(() => parseDuration(bad, '--cursor-idle')).toThrow(/not a duration/);
     expect(() => parseDuration('10 minutes', '--cursor-idle')).toThrow(/--cursor-idle: "10 minutes" is not a duration/);
   });
 });

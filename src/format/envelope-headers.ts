@@ -33,7 +33,7 @@ export function appendEnvelopeHeaders(out: HeaderList, e: EnvelopeFields, path: 
 
 /** The same request with `cursor` set to the token (any previous cursor dropped). Tokens are base64url: no escaping needed. */
 export function nextUrl(path: string, rawQuery: string, cursor: string): string {
-  const kept = rawQuery === '' ? [] : rawQuery.split('&').filter((p) => p !== '' && p !== 'cursor' && !p.startsWith('cursor='));
+  const kept = rawQuery.split('&').filter((p) => p !== '' && p !== 'cursor' && !p.startsWith('cursor='));
   kept.push(`cursor=${cursor}`);
   return `${path}?${kept.join('&')}`;
 }

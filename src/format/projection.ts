@@ -10,7 +10,7 @@ export function parseProjection(text: string | undefined, columnNames: readonly 
   if (text === undefined) return null;
   const wanted = new Set<string>(['date', ...seriesKey]);
   for (const name of text.split(',')) {
-    if (name === '' || !columnNames.includes(name)) {
+    if (!columnNames.includes(name)) {
       const what = name === '' ? 'columns must be a comma-separated list of column names' : `unknown column "${name}"`;
       throw invalidParam('columns', `${what}; the columns of this dataset are: ${columnNames.join(', ')}`);
     }

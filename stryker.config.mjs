@@ -1,0 +1,16 @@
+// Mutation testing (npm run mutate -- --mutate <files>): a surviving mutant is a behaviour no
+// test pins down. Stryker 9 (10 needs Node 22) with its vitest runner; only the test files
+// that cover a mutant run against it (coverageAnalysis perTest).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.stryker.config.ts' },
+  coverageAnalysis: 'perTest',
+  mutate: ['src/format/**/*.ts', 'src/metrics/**/*.ts', 'src/lifecycle/**/*.ts', 'src/catalog/dataset-selection.ts', 'src/server/retention-budget.ts', 'src/auth/keys-watcher.ts'],
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  concurrency: 2,
+  timeoutMS: 30_000,
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
