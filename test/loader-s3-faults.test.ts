@@ -3,8 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { S3SourceError } from '../loaders/s3-errors.js';
 import { S3Source } from '../loaders/s3-source.js';
 import type { S3SourceOptions } from '../loaders/s3-source.js';
-import { systemTimers } from '../loaders/s3-watchdog.js';
-import type { Timers } from '../loaders/s3-watchdog.js';
+import { activeTimers, type Timers } from '../src/time/timers.js';
 import { ObjectMissingError, PreconditionFailedError } from '../loaders/snapshot-source.js';
 import { patternBytes } from './support/loader-suite.js';
 import { startS3rver } from './support/s3rver.js';
@@ -140,10 +139,10 @@ describe('S3Source under network faults', () => {
     // Real timers, recorded: every wait that is not the watchdog's is a backoff.
     const waits: number[] = [];
     const timers: Timers = {
-      ...systemTimers,
+      ...activeTimers,
       setTimeout: (fn, ms) => {
         if (ms !== STALL_MS) waits.push(ms);
-        return systemTimers.setTimeout(fn, ms);
+        return activeTimers.setTimeout(fn, ms);
       },
     };
     const patient = openThroughProxy({ maxAttempts: 5, retryBaseMs: 10, retryMaxMs: 40, timers, random: () => 0 });

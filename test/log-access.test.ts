@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { AccessRecord, FlushTimers } from '../src/log/access-log.js';
+import type { AccessRecord } from '../src/log/access-log.js';
+import type { Timers } from '../src/time/timers.js';
 import { AccessLog } from '../src/log/access-log.js';
 import { ManualClock } from '../src/time/clock.js';
 
 const T0 = Date.UTC(2026, 2, 2, 12, 0, 0, 0);
 
 /** Timers that fire only when the test says so. */
-class ManualTimers implements FlushTimers {
+class ManualTimers implements Timers {
   private next = 1;
   readonly armed = new Map<number, { callback: () => void; ms: number }>();
-  set(callback: () => void, ms: number): unknown {
+  setTimeout(callback: () => void, ms: number): unknown {
     const id = this.next++;
     this.armed.set(id, { callback, ms });
     return id;
   }
-  clear(handle: unknown): void {
+  clearTimeout(handle: unknown): void {
     this.armed.delete(handle as number);
   }
   fireAll(): void {

@@ -10,7 +10,7 @@ import { releaseBytes } from './release-bytes.js';
 import { runPooled } from './run-pooled.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { TableBuilder } from './table-builder.js';
-import { sleep, type Timers } from './timers.js';
+import { sleep, type Timers } from '../time/timers.js';
 
 export interface LoaderOptions {
   readonly source: SnapshotSource;

@@ -15,7 +15,7 @@ import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
 import { WorkerTableBuilder, inlineBuilder, type TableBuilder } from './table-builder.js';
-import { realTimers, type Timers } from './timers.js';
+import { realTimers, type Timers } from '../time/timers.js';
 
 export interface StartOptions {
   readonly source: SnapshotSource;
