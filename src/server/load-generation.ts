@@ -1,9 +1,8 @@
 import { ObjectMissingError, type DatasetRef, type SnapshotSource } from '../../loaders/snapshot-source.js';
-import { RowRenderer } from '../render/row-renderer.js';
 import { manifestPath, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import type { Generation } from './generation.js';
+import { makeGeneration, type Generation } from './generation.js';
 import type { TableBuilder } from './table-builder.js';
 
 /** The source could not be reached or answered with an error: worth retrying as it is. */
@@ -81,5 +80,5 @@ export async function buildGeneration(
   }, keepBytes);
   const loadedAtMs = clock.now();
   const table = built.table;
-  return { generation: { number: manifest.generation, manifest, table, renderer: new RowRenderer(table), loadedAtMs, loadMs: loadedAtMs - started }, bytes: built.bytes };
+  return { generation: makeGeneration({ number: manifest.generation, manifest, table, loadedAtMs, loadMs: loadedAtMs - started }), bytes: built.bytes };
 }

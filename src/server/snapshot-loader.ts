@@ -9,6 +9,7 @@ import { buildGeneration, loadGeneration, readManifest, SourceUnavailableError }
 import { releaseBytes } from './release-bytes.js';
 import { runPooled } from './run-pooled.js';
 import type { SnapshotCache } from './snapshot-cache.js';
+import { noObserver, type SlotObserver } from './slot-observer.js';
 import type { TableBuilder } from './table-builder.js';
 import { sleep, type Timers } from '../time/timers.js';
 
@@ -26,8 +27,8 @@ export interface LoaderOptions {
   readonly cache: SnapshotCache | null;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
-  /** told after every check of a dataset (serving threads mirror the slots) */
-  readonly onChange?: (slot: DatasetSlot) => void;
+  /** told after every check of a dataset and when start-up is over (serving threads mirror the slots) */
+  readonly observer?: SlotObserver;
   /** snapshots fetched and built at once (default: the builder's parallelism) */
   readonly parallelLoads?: number;
 }
@@ -80,8 +81,10 @@ export class SnapshotLoader {
   private readonly cacheTried = new Set<DatasetSlot>();
   private readonly baseMs: number;
   private readonly maxMs: number;
+  private readonly observer: SlotObserver;
 
   constructor(private readonly o: LoaderOptions) {
+    this.observer = o.observer ?? noObserver;
     this.baseMs = o.backoffBaseMs ?? 1000;
     this.maxMs = o.backoffMaxMs ?? 300_000;
     for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0, lastFailure: null });
@@ -106,7 +109,8 @@ export class SnapshotLoader {
       log.warn('source unreachable at start; retrying', { datasets: pending.map((s) => s.id), attempt: attempt + 1 });
       await sleep(this.o.timers, Math.min(left, this.backoff(attempt + 1)));
     }
-    registry.ready = true;
+    registry.markReady();
+    this.observer.ready();
     this.arm();
   }
 
@@ -164,7 +168,7 @@ export class SnapshotLoader {
       const found = await this.readCheck(slot);
       if ('report' in found) {
         reports[index] = found.report;
-        this.o.onChange?.(slot);
+        this.observer.slotChecked(slot);
       } else {
         loads.push({ ...found, index });
       }
@@ -172,7 +176,7 @@ export class SnapshotLoader {
     loads.sort((a, b) => b.manifest.rows - a.manifest.rows || a.index - b.index);
     await runPooled(loads, this.o.parallelLoads ?? this.o.builder.parallelism, async (load) => {
       reports[load.index] = await this.load(load);
-      this.o.onChange?.(load.slot);
+      this.observer.slotChecked(load.slot);
     });
     return reports;
   }
@@ -182,7 +186,7 @@ export class SnapshotLoader {
     const { source, clock } = this.o;
     const s = this.schedule.get(slot)!;
     const before = slot.current?.number ?? null;
-    slot.lastCheckMs = clock.now();
+    slot.checked(clock.now());
     const ref = { productId: slot.product.id, dataset: slot.dataset };
     try {
       const m = await readManifest(source, ref, s.etag);
@@ -247,7 +251,7 @@ export class SnapshotLoader {
     // place (unchanged) stays reported until a new one replaces it.
     if (outcome === 'loaded' || s.lastFailure !== 'refused') {
       if (slot.lastError !== null && outcome === 'unchanged') this.o.log.info('snapshot source answers again', { dataset: slot.id });
-      slot.lastError = null;
+      slot.recovered();
       s.lastFailure = null;
     }
     return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null };
@@ -275,11 +279,10 @@ export class SnapshotLoader {
     if (hit === null) return;
     try {
       const { generation: g } = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
-      slot.swap(g);
-      // Still failing against the source: keep the reason visible in /admin/status.
-      slot.lastError = 'serving the local cache: the source is unreachable';
+      // Still failing against the source: the reason stays visible in /admin/status.
+      slot.serveCached(g, 'serving the local cache: the source is unreachable');
       this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });
-      this.o.onChange?.(slot);
+      this.observer.slotChecked(slot);
     } catch (e) {
       this.o.log.error('cached snapshot refused', { dataset: slot.id, reason: (e as Error).message });
     }
