@@ -1,13 +1,13 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { parseStoreLocation } from '../src/config/location.js';
+import { systemClock, type Clock } from '../src/time/clock.js';
+import { activeTimers, sleep, type Timers } from '../src/time/timers.js';
 import { collectBody } from './s3-body.js';
 import { buildS3Client } from './s3-client.js';
 import { S3PreconditionFailedError, S3SourceError, StallError, describeCause, httpStatus, isNoSuchKey, isPreconditionFailed, isRetryable } from './s3-errors.js';
 import type { S3Operation } from './s3-errors.js';
 import { StallWatchdog } from './s3-watchdog.js';
-import { systemClock, type Clock } from '../src/time/clock.js';
-import { activeTimers, sleep, type Timers } from '../src/time/timers.js';
 import { PreconditionFailedError } from './snapshot-source.js';
 import { ObjectMissingError } from './snapshot-source.js';
 import type { ConditionalRead, DatasetRef, SnapshotSource, WriteCondition, WriteResult } from './snapshot-source.js';

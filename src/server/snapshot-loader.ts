@@ -1,11 +1,13 @@
-import { ObjectMissingError, type SnapshotSource } from '../../loaders/snapshot-source.js';
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { isNamedDataset } from '../catalog/products.js';
 import type { Logger } from '../log/logger.js';
+import { opsCodeOf, type OpsErrorCode } from '../ops-errors.js';
 import type { Manifest } from '../snapshot/manifest.js';
+import { readManifest } from '../snapshot/read-manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { buildGeneration, loadGeneration, readManifest, SourceUnavailableError } from './load-generation.js';
+import { buildGeneration, loadGeneration } from './load-generation.js';
 import { releaseBytes } from './release-bytes.js';
 import { runPooled } from './run-pooled.js';
 import type { SnapshotCache } from './snapshot-cache.js';
@@ -41,6 +43,8 @@ export interface CheckReport {
   readonly generationBefore: number | null;
   readonly generationAfter: number | null;
   readonly error: string | null;
+  /** the stable code of `error` (ops-errors.ts); null when there is none */
+  readonly code: OpsErrorCode | null;
 }
 
 interface SlotSchedule {
@@ -49,7 +53,7 @@ interface SlotSchedule {
   failures: number;
   nextAtMs: number;
   /** what the last failure was: an outage clears on the next good answer, a refusal only on a new manifest */
-  lastFailure: 'missing' | 'refused' | 'unreachable' | null;
+  lastFailure: OpsErrorCode | null;
 }
 
 /** A check that found a new manifest: its snapshot is to be fetched and built. */
@@ -58,6 +62,13 @@ interface PendingLoad {
   readonly manifest: Manifest;
   readonly etag: string;
   readonly before: number | null;
+}
+
+/** How a failure shows in /admin/refresh and the slot's state: an outage, no manifest, or a refusal. */
+function outcomeOf(code: OpsErrorCode): 'missing' | 'refused' | 'unreachable' {
+  if (code === 'source_unreachable') return 'unreachable';
+  if (code === 'manifest_missing') return 'missing';
+  return 'refused';
 }
 
 /**
@@ -190,7 +201,7 @@ export class SnapshotLoader {
     const ref = { productId: slot.product.id, dataset: slot.dataset };
     try {
       const m = await readManifest(source, ref, s.etag);
-      if (m.status === 'missing') return { report: this.failed(slot, 'missing', 'no manifest.json at the source', before) };
+      if (m.status === 'missing') return { report: this.failed(slot, 'manifest_missing', 'no manifest.json at the source', before) };
       if (m.status === 'unchanged') return { report: this.succeeded(slot, 'unchanged', before) };
       if (m.manifest.generation === before) {
         s.etag = m.etag;
@@ -199,7 +210,7 @@ export class SnapshotLoader {
       if (before !== null && m.manifest.generation < before) {
         s.etag = m.etag;
         return {
-          report: this.failed(slot, 'refused', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
+          report: this.failed(slot, 'generation_regressed', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
         };
       }
       return { slot, manifest: m.manifest, etag: m.etag, before };
@@ -219,7 +230,8 @@ export class SnapshotLoader {
       } catch (e) {
         // A refused object is not fetched again until its manifest changes; a missing one
         // may still appear (publishers write the object first), so it is retried.
-        if (!(e instanceof SourceUnavailableError) && !(e instanceof ObjectMissingError)) s.etag = etag;
+        const code = opsCodeOf(e);
+        if (code !== 'source_unreachable' && code !== 'object_missing') s.etag = etag;
         throw e;
       }
       slot.swap(loaded.generation);
@@ -240,7 +252,7 @@ export class SnapshotLoader {
 
   private failure(slot: DatasetSlot, e: unknown, before: number | null): CheckReport {
     const reason = e instanceof Error ? e.message : String(e);
-    return this.failed(slot, e instanceof SourceUnavailableError ? 'unreachable' : 'refused', reason, before);
+    return this.failed(slot, opsCodeOf(e), reason, before);
   }
 
   private succeeded(slot: DatasetSlot, outcome: Outcome, before: number | null): CheckReport {
@@ -249,26 +261,27 @@ export class SnapshotLoader {
     s.nextAtMs = this.o.clock.now() + this.o.refreshIntervalMs;
     // The source answers again: an outage is over. A refused manifest that is still in
     // place (unchanged) stays reported until a new one replaces it.
-    if (outcome === 'loaded' || s.lastFailure !== 'refused') {
+    if (outcome === 'loaded' || s.lastFailure === null || outcomeOf(s.lastFailure) !== 'refused') {
       if (slot.lastError !== null && outcome === 'unchanged') this.o.log.info('snapshot source answers again', { dataset: slot.id });
       slot.recovered();
       s.lastFailure = null;
     }
-    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null };
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null, code: outcome === 'unchanged' && slot.lastError !== null ? s.lastFailure : null };
   }
 
-  private failed(slot: DatasetSlot, outcome: 'missing' | 'refused' | 'unreachable', reason: string, before: number | null): CheckReport {
+  private failed(slot: DatasetSlot, code: OpsErrorCode, reason: string, before: number | null): CheckReport {
+    const outcome = outcomeOf(code);
     const s = this.schedule.get(slot)!;
     s.failures++;
-    s.lastFailure = outcome;
+    s.lastFailure = code;
     s.nextAtMs = this.o.clock.now() + this.backoff(s.failures);
     if (reason !== slot.lastError) {
-      const fields = { dataset: slot.id, outcome, reason, serving_generation: before };
+      const fields = { dataset: slot.id, outcome, code, reason, serving_generation: before };
       if (outcome === 'missing') this.o.log.warn('dataset not loaded', fields);
       else this.o.log.error(outcome === 'unreachable' ? 'snapshot source unreachable' : 'snapshot refused', fields);
     }
     slot.fail(outcome, reason);
-    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason };
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason, code };
   }
 
   private async fromCache(slot: DatasetSlot): Promise<void> {
