@@ -22,7 +22,7 @@ import { pitSnapshot, type PitRow } from './support/fixtures.js';
 const rows = (n: number): PitRow[] =>
   Array.from({ length: n }, (_, i) => {
     const date = new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
-    return { date, eff: date, obs: `${date}T06:00:00Z`, key: { country: 'DE' }, value: i };
+    return { date, eff: date, obs: `${date}T06:00:00Z`, key: { country: 'DE' }, tag: 'ops', value: i };
   });
 
 const snapshot = (n: number): Uint8Array => buildArrowSnapshot(pitSnapshot(['country'], rows(n)));
