@@ -5,12 +5,16 @@
  *
  *   npm run bench -- [--quick] [--duration S] [--warmup S] [--connections N]
  *                    [--only pitcache,pitcache-2,node-http,duckdb,postgres]
- *                    [--skip scale,s3,micro,throughput] [--cpu-prof] [--out FILE]
+ *                    [--skip scale,s3,micro,throughput,parity] [--cpu-prof] [--out FILE]
+ *
+ * Before DuckDB and PostgreSQL are timed, their answers are checked against the contract's
+ * reference model (sections/sql-parity.ts; `--skip parity` to leave it out).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Alternative } from './alternatives/types.js';
+import type { PageFetcher } from './alternatives/duckdb-postgres-plan.js';
 import { HttpServerAlternative } from './alternatives/http-server.js';
 import { nodeHttpAlternative } from './alternatives/node-http.js';
 import { cliHasWorkers, pitcacheAlternative, type PitcacheOptions } from './alternatives/pitcache.js';
@@ -25,6 +29,7 @@ import { microQueries } from './micro/micro-queries.js';
 import { runMicro } from './micro/hot-paths.js';
 import { emptyServerMemory } from './sections/baseline.js';
 import { runS3 } from './sections/s3.js';
+import { checkSqlParity } from './sections/sql-parity.js';
 import { runScale, summary } from './sections/scale.js';
 import { runThroughput, type RunContext } from './sections/throughput.js';
 import { ensureWrk } from './wrk/run-wrk.js';
@@ -132,6 +137,11 @@ async function main(): Promise<void> {
       const alt = await x.make();
       if (typeof alt === 'string') res.alternatives.push({ name: x.key, skipped: alt, runs: {} });
       else chosen.push(alt);
+      // The SQL systems first prove they answer the contract's rows, on a fresh instance of their own.
+      if (typeof alt !== 'string' && !skip.has('parity') && isPageFetcher(alt)) {
+        const fresh = await x.make();
+        if (typeof fresh !== 'string' && isPageFetcher(fresh)) res.notes.push(await checkSqlParity(fresh, log));
+      }
     }
     if (chosen.some((x) => !(x instanceof HttpServerAlternative))) {
       // Written once and cached: the SQL systems' load times then start from the CSV, not from its creation.
@@ -159,6 +169,10 @@ async function main(): Promise<void> {
 }
 
 /** An alternative module another engineer provides; its absence is a note, not a failure. */
+function isPageFetcher(alt: Alternative): alt is Alternative & PageFetcher {
+  return typeof (alt as Partial<PageFetcher>).fetchPage === 'function';
+}
+
 async function optional(spec: string): Promise<Alternative | string> {
   try {
     const mod = (await import(spec)) as { default?: () => Alternative };

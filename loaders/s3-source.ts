@@ -1,12 +1,13 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { parseStoreLocation } from '../src/config/location.js';
+import { systemClock, type Clock } from '../src/time/clock.js';
+import { activeTimers, sleep, type Timers } from '../src/time/timers.js';
 import { collectBody } from './s3-body.js';
 import { buildS3Client } from './s3-client.js';
 import { S3PreconditionFailedError, S3SourceError, StallError, describeCause, httpStatus, isNoSuchKey, isPreconditionFailed, isRetryable } from './s3-errors.js';
 import type { S3Operation } from './s3-errors.js';
-import { StallWatchdog, sleep, systemTimers } from './s3-watchdog.js';
-import type { Timers } from './s3-watchdog.js';
+import { StallWatchdog } from './s3-watchdog.js';
 import { PreconditionFailedError } from './snapshot-source.js';
 import { ObjectMissingError } from './snapshot-source.js';
 import type { ConditionalRead, DatasetRef, SnapshotSource, WriteCondition, WriteResult } from './snapshot-source.js';
@@ -39,7 +40,10 @@ export interface S3SourceOptions {
    * its retries multiply with the source's. Not destroyed by close().
    */
   readonly client?: S3Client;
+  /** the retry backoff and the stall watchdog wait on these (default: real, referenced) */
   readonly timers?: Timers;
+  /** the stall watchdog reads progress times from this */
+  readonly clock?: Clock;
   /** [0, 1): jitter of the backoff. */
   readonly random?: () => number;
 }
@@ -71,6 +75,7 @@ export class S3Source implements SnapshotSource {
   private readonly conditionalWrites: ConditionalWrites;
   private readonly listPageSize: number | undefined;
   private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(location: string, options: S3SourceOptions = {}) {
@@ -87,7 +92,8 @@ export class S3Source implements SnapshotSource {
     this.retryMaxMs = options.retryMaxMs ?? DEFAULTS.retryMaxMs;
     this.conditionalWrites = options.conditionalWrites ?? 'enforced';
     this.listPageSize = options.listPageSize;
-    this.timers = options.timers ?? systemTimers;
+    this.timers = options.timers ?? activeTimers;
+    this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.ownsClient = options.client === undefined;
     this.client =
@@ -206,7 +212,7 @@ export class S3Source implements SnapshotSource {
     for (let n = 1; ; n++) {
       const controller = new AbortController();
       const stall = new StallError(this.stallTimeoutMs);
-      const watchdog = opts.watchdog ? new StallWatchdog(this.stallTimeoutMs, () => controller.abort(stall), this.timers) : null;
+      const watchdog = opts.watchdog ? new StallWatchdog(this.stallTimeoutMs, () => controller.abort(stall), this.timers, this.clock) : null;
       try {
         return await attempt({ signal: controller.signal, progress: watchdog?.touch ?? noop });
       } catch (e) {

@@ -1,23 +1,5 @@
-import type { Clock } from '../src/time/clock.js';
-
-/**
- * Timers the S3 source uses: the stall watchdog and the retry backoff. Injected so a test
- * (or a simulation) can drive them; the default is the real clock.
- */
-export interface Timers extends Clock {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemTimers: Timers = {
-  now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
-export function sleep(timers: Timers, ms: number): Promise<void> {
-  return new Promise((done) => void timers.setTimeout(done, ms));
-}
+import { systemClock, type Clock } from '../src/time/clock.js';
+import { activeTimers, type Timers } from '../src/time/timers.js';
 
 /**
  * Fires `onStall` once when no progress was reported for `stallMs`. Progress is a
@@ -33,9 +15,10 @@ export class StallWatchdog {
   constructor(
     private readonly stallMs: number,
     private readonly onStall: () => void,
-    private readonly timers: Timers = systemTimers,
+    private readonly timers: Timers = activeTimers,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.last = timers.now();
+    this.last = clock.now();
     this.arm(stallMs);
   }
 
@@ -46,7 +29,7 @@ export class StallWatchdog {
 
   /** Some bytes arrived. */
   readonly touch = (): void => {
-    this.last = this.timers.now();
+    this.last = this.clock.now();
   };
 
   stop(): void {
@@ -62,7 +45,7 @@ export class StallWatchdog {
   private check(): void {
     this.handle = null;
     if (this.done) return;
-    const idle = this.timers.now() - this.last;
+    const idle = this.clock.now() - this.last;
     if (idle < this.stallMs) {
       this.arm(this.stallMs - idle);
       return;

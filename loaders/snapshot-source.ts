@@ -5,6 +5,9 @@
  *
  * Paths are relative to the source root and use `/`, e.g. `pemi/grid_stress/manifest.json`.
  */
+
+import { OpsError } from '../src/ops-errors.js';
+
 export interface DatasetRef {
   readonly productId: string;
   readonly dataset: string;
@@ -53,19 +56,19 @@ export interface WriteResult {
 }
 
 /** A conditional write lost a race: someone else changed the object first. */
-export class PreconditionFailedError extends Error {
-  readonly code = 'precondition_failed';
+export class PreconditionFailedError extends OpsError {
+  declare readonly code: 'precondition_failed';
   constructor(readonly path: string) {
-    super(`${path} was changed by someone else (conditional write refused)`);
+    super('precondition_failed', `${path} was changed by someone else (conditional write refused)`);
     this.name = 'PreconditionFailedError';
   }
 }
 
 /** The object a manifest names is not there (a broken publication, not an outage). */
-export class ObjectMissingError extends Error {
-  readonly code = 'object_missing';
+export class ObjectMissingError extends OpsError {
+  declare readonly code: 'object_missing';
   constructor(readonly path: string) {
-    super(`object ${path} is missing`);
+    super('object_missing', `object ${path} is missing`);
     this.name = 'ObjectMissingError';
   }
 }

@@ -107,6 +107,12 @@ describe('GET /admin/status', () => {
       expect(grid.error).toMatch(/ECONNREFUSED/);
       const st = await s.status();
       expect(st).toMatchObject({ state: 'loaded', generation: 3, rows: 20, loaded_at: iso(loadedAt), last_check: iso(clock.now()), consecutive_failures: 1, last_error: grid.error });
+      // Without a key, /readyz says the state and what is served, never the reason (it names the endpoint).
+      const ready = await s.get('/readyz', null);
+      expect(ready.status).toBe(200);
+      expect(entry(ready.body, GRID_ID)).toEqual({ dataset: GRID_ID, state: 'loaded', generation: 3, rows: 20 });
+      expect(ready.text).not.toContain('ECONNREFUSED');
+      expect(ready.text).not.toContain(String(grid.error).slice(0, 20));
       expect(rowsOf(await s.get(ALL_ROWS)).map((row) => row['value'])).toEqual(expectedValues(3));
     } finally {
       await world.proxy.setMode({ kind: 'pass' });

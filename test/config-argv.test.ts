@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FlagSpecs } from '../src/cli/parse-argv.js';
-import { describeArgvProblem, parseArgv } from '../src/cli/parse-argv.js';
+import type { FlagSpecs } from '../src/config/parse-argv.js';
+import { describeArgvProblem, parseArgv } from '../src/config/parse-argv.js';
 
 const SPECS: FlagSpecs = {
   source: { kind: 'value' },

@@ -10,7 +10,7 @@ import { RecordBatch, RecordBatchFileWriter, Schema, Table } from 'apache-arrow'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot, buildArrowTable, type ColumnSpec, type IpcFormat, type SnapshotSpec } from '../src/snapshot/arrow-writer.js';
 import { ManualClock } from '../src/time/clock.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { ADMIN_KEY, startHarness, type Harness } from './support/harness.js';
 import { day, expectError, micros, rowsOf } from './support/fixtures.js';
 
 const OBJECT = 'snapshots/00000001.arrow';
@@ -99,7 +99,7 @@ const FAULTS_B: Fault[] = [
   { dataset: 'pemi/grid_stress', fault: 'model_version as Float64', publish: arrowOf(withColumn(validSpec({ bidding_zone: 'FR' }), { name: 'model_version', type: 'float64', values: [1, 1] })), reason: /model_version/ },
 ];
 
-/** Every string value of the /readyz entry that names `id`, other than `id` itself: its reason. */
+/** Every string value of the status entry that names `id`, other than `id` itself: its reason. */
 function reasonFor(readyz: unknown, id: string): string | null {
   const visit = (v: unknown): Record<string, unknown> | null => {
     if (Array.isArray(v)) {
@@ -124,6 +124,15 @@ function reasonFor(readyz: unknown, id: string): string | null {
     .join(' | ');
 }
 
+/**
+ * /readyz needs no key: it says a dataset's state, generation and rows, and no reason (a
+ * source's error names buckets, endpoints and paths; /admin/status has it).
+ */
+function expectStateOnly(readyz: unknown, id: string, state: string): void {
+  const entry = (readyz as { datasets: Array<Record<string, unknown>> }).datasets.find((d) => d['dataset'] === id);
+  expect(entry).toEqual({ dataset: id, state, generation: null, rows: null });
+}
+
 for (const [name, faults, format] of [
   ['file format good dataset', FAULTS_A, 'file'],
   ['stream format good dataset', FAULTS_B, 'stream'],
@@ -144,12 +153,14 @@ for (const [name, faults, format] of [
     });
     afterAll(() => h.close());
 
-    it.each(faults)('$fault: $dataset answers 503 and /readyz names it with a reason', async (f) => {
+    it.each(faults)('$fault: $dataset answers 503, /readyz says its state and /admin/status its reason', async (f) => {
       expectError(await h.get(`/${f.dataset}`), 503, 'dataset_unavailable', undefined);
       const ready = await h.get('/readyz', null);
       expect(ready.status).toBe(200);
-      const reason = reasonFor(ready.body, f.dataset);
-      expect(reason, `no /readyz entry names ${f.dataset}: ${ready.text}`).not.toBeNull();
+      expectStateOnly(ready.body, f.dataset, 'refused');
+      const status = await h.get('/admin/status', ADMIN_KEY);
+      const reason = reasonFor(status.body, f.dataset);
+      expect(reason, `no /admin/status entry names ${f.dataset}: ${status.text}`).not.toBeNull();
       expect(reason).toMatch(f.reason);
     });
 
@@ -193,11 +204,12 @@ describe('contract 6/8: a manifest that names a missing object', () => {
   });
   afterAll(() => h.close());
 
-  it('the dataset answers 503 and /readyz names it with a reason; the other dataset serves', async () => {
+  it('the dataset answers 503, /readyz says its state and /admin/status its reason; the other dataset serves', async () => {
     expectError(await h.get('/glmi/marginality'), 503, 'dataset_unavailable', undefined);
     const ready = await h.get('/readyz', null);
     expect(ready.status).toBe(200);
-    expect(reasonFor(ready.body, 'glmi/marginality')).toMatch(/00000001\.arrow|object|ENOENT|missing/i);
+    expectStateOnly(ready.body, 'glmi/marginality', 'refused');
+    expect(reasonFor((await h.get('/admin/status', ADMIN_KEY)).body, 'glmi/marginality')).toMatch(/00000001\.arrow|object|ENOENT|missing/i);
     expect(rowsOf(await h.get('/gbsi_eu/system_stress')).length).toBe(1);
   });
 

@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IpcFormat } from '../src/snapshot/arrow-writer.js';
-import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
+import { ADMIN_KEY, TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { DAY_US, FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { parseAsOfNs, referenceAnswer, renderCell, type RefAnswer, type RefParams } from './support/reference-model.js';
 
@@ -43,8 +43,8 @@ describe.each([1, 2])(`differential against the reference model (base seed ${BAS
       server: { workers, build: workers > 1 ? 'worker' : 'inline' },
     });
     // A refused snapshot would fail every query with the same 503: say why once, up front.
-    const ready = await h.get('/readyz', null);
-    const refused = (ready.body?.datasets ?? []).filter((d: { error: unknown }) => d.error !== null);
+    const status = await h.get('/admin/status', ADMIN_KEY);
+    const refused = (status.body?.datasets ?? []).filter((d: { last_error: unknown }) => d.last_error !== null);
     expect(refused, `snapshots refused at load (base seed ${BASE_SEED}): ${JSON.stringify(refused)}`).toEqual([]);
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ import { silentLogger } from '../src/log/logger.js';
 import { DatasetRegistry } from '../src/server/dataset-registry.js';
 import { SnapshotLoader } from '../src/server/snapshot-loader.js';
 import { WorkerTableBuilder, type BuiltTable, type TableBuilder } from '../src/server/table-builder.js';
-import { realTimers } from '../src/server/timers.js';
+import { realTimers } from '../src/time/timers.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { parseManifest } from '../src/snapshot/manifest.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';

@@ -3,8 +3,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { S3SourceError } from '../loaders/s3-errors.js';
 import { S3Source } from '../loaders/s3-source.js';
 import type { S3SourceOptions } from '../loaders/s3-source.js';
-import { systemTimers } from '../loaders/s3-watchdog.js';
-import type { Timers } from '../loaders/s3-watchdog.js';
+import { ManualClock } from '../src/time/clock.js';
+import { ManualTimers } from '../src/time/manual-timers.js';
+import { activeTimers, type Timers } from '../src/time/timers.js';
 import { ObjectMissingError, PreconditionFailedError } from '../loaders/snapshot-source.js';
 import { patternBytes } from './support/loader-suite.js';
 import { startS3rver } from './support/s3rver.js';
@@ -18,6 +19,8 @@ import { TcpFaultProxy } from './support/tcp-fault-proxy.js';
  */
 
 const STALL_MS = 300;
+/** the stall time of the tests that let it pass on injected timers */
+const MANUAL_STALL_MS = 30_000;
 const BIG = patternBytes(1024 * 1024, 7);
 const MANIFEST = patternBytes(256 * 1024, 9);
 
@@ -79,28 +82,80 @@ async function failure(promise: Promise<unknown>): Promise<S3SourceError> {
   return error;
 }
 
+/**
+ * A source whose stall watchdog and backoff run on injected timers: the test lets the
+ * stall time pass once the proxy holds a connection silent, so no test waits for it. The
+ * stall time is long, so the SDK's own socket timeouts (real, a multiple of it) stay out of
+ * the way.
+ */
+function onManualTimers(): { source: S3Source; timers: ManualTimers } {
+  const timers = new ManualTimers(new ManualClock(0));
+  // No jitter: whole-millisecond backoffs keep every due time exact on the manual clock.
+  return { source: openThroughProxy({ stallTimeoutMs: MANUAL_STALL_MS, timers, clock: timers.clock, random: () => 0 }), timers };
+}
+
+/**
+ * Attempt by attempt: wait until the proxy holds connection n silent, let the stall time
+ * pass, then fire the backoff before the next attempt (after the last one too when a retry
+ * is to follow).
+ */
+async function stallAttempts(timers: ManualTimers, attempts: number, retryAfter: boolean): Promise<void> {
+  for (let n = 1; n <= attempts; n++) {
+    await proxy.whenHeld(n);
+    // Only the attempt's watchdog is pending: nothing fires before the stall time has passed.
+    timers.advance(MANUAL_STALL_MS - 1);
+    expect(timers.size, `attempt ${n} aborted before its stall time`).toBe(1);
+    timers.advance(1);
+    if (n < attempts || retryAfter) {
+      await timers.armed(`the backoff after attempt ${n}`);
+      timers.fire();
+    }
+  }
+}
+
 describe('S3Source under network faults', () => {
   it('aborts a download that stalls mid-body and retries it to completion', async () => {
     await proxy.setMode({ kind: 'stall', afterBytes: 64 * 1024, connections: 1 });
-    const bytes = await source.readObject('p/d/snapshots/big.arrow', BIG.byteLength);
-    expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
-    expect(proxy.stats.connections).toBe(2);
+    const { source: s, timers } = onManualTimers();
+    try {
+      const reading = s.readObject('p/d/snapshots/big.arrow', BIG.byteLength);
+      await stallAttempts(timers, 1, true);
+      const bytes = await reading;
+      expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+      expect(proxy.stats.connections).toBe(2);
+    } finally {
+      s.close();
+    }
   });
 
   it('gives up on an endless stall after maxAttempts, naming the operation and the object', async () => {
     await proxy.setMode({ kind: 'stall', afterBytes: 64 * 1024 });
-    const error = await failure(source.readObject('p/d/snapshots/big.arrow'));
-    expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/snapshots\/big\.arrow failed after 3 attempts: stalled/);
-    expect(error.attempts).toBe(3);
-    expect(proxy.stats.connections).toBe(3);
+    const { source: s, timers } = onManualTimers();
+    try {
+      const reading = failure(s.readObject('p/d/snapshots/big.arrow'));
+      await stallAttempts(timers, 3, false);
+      const error = await reading;
+      expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/snapshots\/big\.arrow failed after 3 attempts: stalled/);
+      expect(error.attempts).toBe(3);
+      expect(proxy.stats.connections).toBe(3);
+    } finally {
+      s.close();
+    }
   });
 
   it('treats a server that never answers the request like a stall', async () => {
     await proxy.setMode({ kind: 'stall', afterBytes: 0 });
-    const error = await failure(source.readIfChanged('p/d/manifest.json', null));
-    expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed after 3 attempts: /);
-    expect(error.reason).toBe(`stalled: no bytes received for ${STALL_MS} ms, request aborted`);
-    expect(proxy.stats.connections).toBe(3);
+    const { source: s, timers } = onManualTimers();
+    try {
+      const reading = failure(s.readIfChanged('p/d/manifest.json', null));
+      await stallAttempts(timers, 3, false);
+      const error = await reading;
+      expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed after 3 attempts: /);
+      expect(error.reason).toBe(`stalled: no bytes received for ${MANUAL_STALL_MS} ms, request aborted`);
+      expect(proxy.stats.connections).toBe(3);
+    } finally {
+      s.close();
+    }
   });
 
   it('retries a connection reset mid-body', async () => {
@@ -140,10 +195,10 @@ describe('S3Source under network faults', () => {
     // Real timers, recorded: every wait that is not the watchdog's is a backoff.
     const waits: number[] = [];
     const timers: Timers = {
-      ...systemTimers,
+      ...activeTimers,
       setTimeout: (fn, ms) => {
         if (ms !== STALL_MS) waits.push(ms);
-        return systemTimers.setTimeout(fn, ms);
+        return activeTimers.setTimeout(fn, ms);
       },
     };
     const patient = openThroughProxy({ maxAttempts: 5, retryBaseMs: 10, retryMaxMs: 40, timers, random: () => 0 });

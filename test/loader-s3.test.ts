@@ -2,7 +2,8 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { S3Source } from '../loaders/s3-source.js';
 import { StallWatchdog } from '../loaders/s3-watchdog.js';
-import type { Timers } from '../loaders/s3-watchdog.js';
+import { ManualClock } from '../src/time/clock.js';
+import { ManualTimers } from '../src/time/manual-timers.js';
 import type { S3SourceOptions } from '../loaders/s3-source.js';
 import { describeSnapshotSourceContract } from './support/loader-suite.js';
 import { startS3rver, testS3Client } from './support/s3rver.js';
@@ -142,40 +143,11 @@ describe('S3Source specifics', () => {
   });
 });
 
-/** Timers that move only when told to. */
-class ManualTimers implements Timers {
-  private at = 0;
-  private readonly pending = new Map<number, { due: number; fn: () => void }>();
-  private nextId = 1;
-  now(): number {
-    return this.at;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.set(id, { due: this.at + ms, fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  advance(ms: number): void {
-    const end = this.at + ms;
-    for (;;) {
-      const next = [...this.pending.entries()].filter(([, t]) => t.due <= end).sort((a, b) => a[1].due - b[1].due)[0];
-      if (next === undefined) break;
-      this.pending.delete(next[0]);
-      this.at = next[1].due;
-      next[1].fn();
-    }
-    this.at = end;
-  }
-}
-
 describe('StallWatchdog', () => {
   it('fires once after stallMs without progress, and progress postpones it', () => {
-    const timers = new ManualTimers();
+    const timers = new ManualTimers(new ManualClock(0));
     let fired = 0;
-    const watchdog = new StallWatchdog(100, () => fired++, timers);
+    const watchdog = new StallWatchdog(100, () => fired++, timers, timers.clock);
     timers.advance(60);
     watchdog.touch();
     timers.advance(60);
@@ -191,9 +163,9 @@ describe('StallWatchdog', () => {
   });
 
   it('never fires once stopped', () => {
-    const timers = new ManualTimers();
+    const timers = new ManualTimers(new ManualClock(0));
     let fired = 0;
-    const watchdog = new StallWatchdog(100, () => fired++, timers);
+    const watchdog = new StallWatchdog(100, () => fired++, timers, timers.clock);
     timers.advance(50);
     watchdog.stop();
     timers.advance(1000);

@@ -1,33 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { AccessRecord, FlushTimers } from '../src/log/access-log.js';
+import type { AccessRecord } from '../src/log/access-log.js';
+import { ManualTimers } from '../src/time/manual-timers.js';
 import { AccessLog } from '../src/log/access-log.js';
 import { ManualClock } from '../src/time/clock.js';
 
 const T0 = Date.UTC(2026, 2, 2, 12, 0, 0, 0);
 
-/** Timers that fire only when the test says so. */
-class ManualTimers implements FlushTimers {
-  private next = 1;
-  readonly armed = new Map<number, { callback: () => void; ms: number }>();
-  set(callback: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.armed.set(id, { callback, ms });
-    return id;
-  }
-  clear(handle: unknown): void {
-    this.armed.delete(handle as number);
-  }
-  fireAll(): void {
-    const due = [...this.armed.values()];
-    this.armed.clear();
-    for (const t of due) t.callback();
-  }
-}
-
 function setup(flushBytes = 64 * 1024) {
   const writes: string[] = [];
-  const timers = new ManualTimers();
   const clock = new ManualClock(T0);
+  const timers = new ManualTimers(clock);
   const log = new AccessLog({ sink: { write: (c: string) => writes.push(c) }, clock, timers, flushBytes, flushIntervalMs: 500 });
   return { writes, timers, clock, log };
 }
@@ -105,20 +87,22 @@ describe('access log', () => {
     const { writes, log, timers } = setup();
     log.write(record(1));
     log.write(record(2));
-    expect(timers.armed.size).toBe(1);
-    expect([...timers.armed.values()][0]!.ms).toBe(500);
+    expect(timers.size).toBe(1);
+    expect(timers.requested).toEqual([500]);
     expect(writes).toEqual([]);
-    timers.fireAll();
+    timers.advance(499);
+    expect(writes).toEqual([]);
+    timers.advance(1);
     expect(lines(writes)).toHaveLength(2);
     log.write(record(3));
-    expect(timers.armed.size).toBe(1);
+    expect(timers.size).toBe(1);
   });
 
   it('disarms the timer when a flush empties the buffer', () => {
     const { log, timers } = setup();
     log.write(record(1));
     log.flush();
-    expect(timers.armed.size).toBe(0);
+    expect(timers.size).toBe(0);
   });
 
   it('flushes on close and writes later records unbatched', () => {
@@ -126,10 +110,10 @@ describe('access log', () => {
     log.write(record(1));
     log.close();
     expect(lines(writes)).toHaveLength(1);
-    expect(timers.armed.size).toBe(0);
+    expect(timers.size).toBe(0);
     log.write(record(2));
     expect(writes).toHaveLength(2);
-    expect(timers.armed.size).toBe(0);
+    expect(timers.size).toBe(0);
   });
 
   it('keeps only a bounded prefix of a huge path', () => {

@@ -6,9 +6,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/time/clock.js';
+import { ManualClock } from '../src/time/clock.js';
 import { startHarness } from './support/harness.js';
-import { ALL_ROWS, GRID, expectedValues, gridSpec, publish, request, serve, startS3World, type S3World } from './support/s3-harness.js';
+import { ALL_ROWS, GRID, ManualTimers, T0, expectedValues, gridSpec, nextCheck, publish, request, serve, startS3World, type S3World } from './support/s3-harness.js';
 
 const DATES = 25; // 100 rows a generation
 const GENERATIONS = [1, 2, 3, 4, 5, 6];
@@ -16,18 +16,16 @@ const LOOPS = 3;
 /** answers each generation must get before the next one is published */
 const PER_GENERATION = 4;
 
-async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 5));
-  }
-}
-
 interface Load {
   /** answers per generation */
   readonly seen: Map<number, number>;
   readonly failures: string[];
+  /**
+   * Resolves once generation g got PER_GENERATION answers, or at the first failure. Told by
+   * the client loops themselves (no polling); a bounded real wait only so a broken server
+   * fails the test instead of hanging it.
+   */
+  reached(g: number): Promise<void>;
   stop(): Promise<number>;
 }
 
@@ -38,12 +36,20 @@ function startLoad(url: string): Load {
   const expected = new Map(GENERATIONS.map((g) => [g, expectedValues(g, DATES)]));
   let stopped = false;
   let total = 0;
+  let waiter: { readonly g: number; readonly done: () => void } | null = null;
+  const wake = (): void => {
+    if (waiter !== null && ((seen.get(waiter.g) ?? 0) >= PER_GENERATION || failures.length > 0)) {
+      waiter.done();
+      waiter = null;
+    }
+  };
   const loop = async (): Promise<void> => {
     while (!stopped && failures.length < 5) {
       const r = await request(url, ALL_ROWS);
       total++;
       if (r.status !== 200) {
         failures.push(`HTTP ${r.status}: ${r.text.slice(0, 200)}`);
+        wake();
         continue;
       }
       const values = (r.body.data as Array<{ value: number }>).map((row) => row.value);
@@ -51,15 +57,29 @@ function startLoad(url: string): Load {
       const claimed = r.body.metadata.generation as number;
       if (claimed !== g || !isDeepStrictEqual(values, expected.get(g)) || r.body.metadata.total_count !== values.length) {
         failures.push(`generation ${claimed} answered values ${values.slice(0, 3).join(',')}... (${values.length} rows)`);
+        wake();
         continue;
       }
       seen.set(g, (seen.get(g) ?? 0) + 1);
+      wake();
     }
   };
   const loops = Array.from({ length: LOOPS }, loop);
   return {
     seen,
     failures,
+    reached(g) {
+      let timeout: NodeJS.Timeout | undefined;
+      return Promise.race([
+        new Promise<void>((done) => {
+          waiter = { g, done };
+          wake();
+        }),
+        new Promise<never>((_, fail) => {
+          timeout = setTimeout(() => fail(new Error(`no ${PER_GENERATION} answers of generation ${g} in 8 s`)), 8000);
+        }),
+      ]).finally(() => clearTimeout(timeout));
+    },
     async stop() {
       stopped = true;
       await Promise.all(loops);
@@ -73,11 +93,11 @@ async function publishUnderLoad(url: string, next: (g: number) => Promise<void>,
   const load = startLoad(url);
   let total = 0;
   try {
-    await until('answers of generation 1', () => (load.seen.get(1) ?? 0) >= PER_GENERATION || load.failures.length > 0);
+    await load.reached(1);
     for (const g of GENERATIONS.slice(1)) {
       await next(g);
       await swapIn(g);
-      await until(`answers of generation ${g}`, () => (load.seen.get(g) ?? 0) >= PER_GENERATION || load.failures.length > 0);
+      await load.reached(g);
     }
   } finally {
     total = await load.stop();
@@ -121,13 +141,19 @@ describe('refresh under load', () => {
 
     it('zero failed requests, every answer is one whole generation, the last one is served', async () => {
       await publish(world.publisher, 1, gridSpec(1, DATES));
-      // Polling needs a clock that moves: the next check is due at clock time.
-      const s = await serve(world.openSource(), { build: 'worker', clock: systemClock, refreshIntervalMs: 20 });
+      // Polling on injected timers: the test fires each due check, the loader polls the real
+      // s3rver, builds on worker threads and swaps while the client loops keep querying.
+      const timers = new ManualTimers(new ManualClock(T0));
+      const s = await serve(world.openSource(), { build: 'worker', clock: timers.clock, timers, refreshIntervalMs: 20 });
       try {
         await publishUnderLoad(
           s.url,
           (g) => publish(world.publisher, g, gridSpec(g, DATES)),
-          async () => {},
+          async (g) => {
+            // Checks of the grid until it serves g: the first due check after publishing finds it.
+            const checked = await nextCheck(s, timers);
+            expect(checked).toMatchObject({ generation: g, last_error: null });
+          },
         );
         expect((await s.status()).generation).toBe(6);
       } finally {

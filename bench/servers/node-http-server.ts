@@ -22,7 +22,7 @@ import { DatasetRegistry } from '../../src/server/dataset-registry.js';
 import { RequestIds } from '../../src/server/request-ids.js';
 import { SnapshotLoader } from '../../src/server/snapshot-loader.js';
 import { WorkerTableBuilder } from '../../src/server/table-builder.js';
-import { realTimers } from '../../src/server/timers.js';
+import { realTimers } from '../../src/time/timers.js';
 import { systemClock } from '../../src/time/clock.js';
 
 async function main(): Promise<number> {

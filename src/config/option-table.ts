@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FlagSpecs } from '../cli/parse-argv.js';
+import type { FlagSpecs } from './parse-argv.js';
 
 /**
  * A command's options are the fields of one zod object: the field `logLevel` is the flag

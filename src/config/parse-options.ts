@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeArgvProblem, parseArgv } from '../cli/parse-argv.js';
+import { describeArgvProblem, parseArgv } from './parse-argv.js';
 import type { OptionSpec } from './option-table.js';
 import { flagSpecs } from './option-table.js';
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
+import { realTimers, type Timers } from '../time/timers.js';
 import type { LogSink } from './logger.js';
 
 /**
@@ -27,21 +28,10 @@ export interface AccessRecord {
   readonly durMs: number;
 }
 
-/** The two timer functions, injected so tests drive time; the default unrefs the real timer. */
-export interface FlushTimers {
-  set(callback: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-export const realTimers: FlushTimers = {
-  set: (callback, ms) => setTimeout(callback, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 export interface AccessLogOptions {
   readonly sink?: LogSink;
   readonly clock?: Clock;
-  readonly timers?: FlushTimers;
+  readonly timers?: Timers;
   /** Buffered characters that trigger a write; ~64 KiB by default. */
   readonly flushBytes?: number;
   readonly flushIntervalMs?: number;
@@ -55,7 +45,7 @@ const MAX_PATH_CHARS = 2048;
 export class AccessLog {
   private readonly sink: LogSink;
   private readonly clock: Clock;
-  private readonly timers: FlushTimers;
+  private readonly timers: Timers;
   private readonly flushBytes: number;
   private readonly flushIntervalMs: number;
   private pending: string[] = [];
@@ -87,7 +77,7 @@ export class AccessLog {
     if (this.pendingChars >= this.flushBytes) {
       this.flush();
     } else if (this.timer === null) {
-      this.timer = this.timers.set(() => {
+      this.timer = this.timers.setTimeout(() => {
         this.timer = null;
         this.flush();
       }, this.flushIntervalMs);
@@ -97,7 +87,7 @@ export class AccessLog {
   /** Writes every buffered line in one call. */
   flush(): void {
     if (this.timer !== null) {
-      this.timers.clear(this.timer);
+      this.timers.clearTimeout(this.timer);
       this.timer = null;
     }
     if (this.pending.length === 0) return;

@@ -1,13 +1,9 @@
 import { buildArrowSnapshot, type ColumnSpec } from '../snapshot/arrow-writer.js';
 import { unitScale, type DatasetSchema } from './dataset-schema.js';
-import { physicalOrder } from './physical-order.js';
-import { cellValue, type VersionTable } from './version-table.js';
+import { physicalOrder, type Segment } from './physical-order.js';
+import { cellValue } from './version-table.js';
 
-/** Some rows of a table (all of them when `rows` is null), in that order. */
-export interface Segment {
-  readonly table: VersionTable;
-  readonly rows: Int32Array | null;
-}
+export type { Segment } from './physical-order.js';
 
 /**
  * The rows of the segments as an Arrow IPC file in the dataset's schema: same columns in the

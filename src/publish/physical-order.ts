@@ -2,8 +2,13 @@ import { orderBySeriesAndDate, inversePermutation } from '../store/row-order.js'
 import { scatterF64 } from '../store/scatter.js';
 import { compareUtf8 } from '../store/string-dictionary.js';
 import { orderVersions } from '../store/version-order.js';
-import type { Segment } from './build-snapshot.js';
-import { columnOf, instantsOf } from './version-table.js';
+import { columnOf, instantsOf, type VersionTable } from './version-table.js';
+
+/** Some rows of a table (all of them when `rows` is null), in that order. */
+export interface Segment {
+  readonly table: VersionTable;
+  readonly rows: Int32Array | null;
+}
 
 /**
  * The order a server keeps rows in (store/table.ts): series by key values (UTF-8 bytes),

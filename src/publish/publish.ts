@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { findProduct, isNamedDataset } from '../catalog/products.js';
-import { readManifest } from '../server/load-generation.js';
+import { readManifest } from '../snapshot/read-manifest.js';
 import { objectPath, type Manifest } from '../snapshot/manifest.js';
 import { decodeArrowSnapshot } from '../store/decode-arrow.js';
 import { formatIsoMillis } from '../time/instant.js';

@@ -8,19 +8,28 @@ export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreacha
 /** Bytes of superseded generations kept for live cursor chains (contract 2). */
 export const DEFAULT_RETAINED_BYTES = 1 << 30;
 
+/** What a serving thread mirrors of a slot the loading thread owns (serving-messages.ts). */
+export interface SlotStatus {
+  readonly state: SlotState;
+  readonly lastError: string | null;
+  readonly lastCheckMs: number | null;
+}
+
 /**
  * One named dataset: its serving generation, and the superseded ones kept so that a cursor
  * chain started on them can finish. Swapping is one assignment: a request reads `current`
  * once and uses that generation to the end.
+ *
+ * The slot owns its state: every transition is a method here, and the fields are read-only
+ * outside (the loader decides *when*, the slot decides *what changes*).
  */
 export class DatasetSlot {
   readonly id: string;
   readonly floorUs: number;
-  state: SlotState = 'pending';
-  current: Generation | null = null;
-  /** why the last load or check failed; null after a success */
-  lastError: string | null = null;
-  lastCheckMs: number | null = null;
+  private _state: SlotState = 'pending';
+  private _current: Generation | null = null;
+  private _lastError: string | null = null;
+  private _lastCheckMs: number | null = null;
   private readonly retained: LRUCache<number, Generation>;
 
   constructor(
@@ -36,19 +45,33 @@ export class DatasetSlot {
     });
   }
 
+  get state(): SlotState {
+    return this._state;
+  }
+  get current(): Generation | null {
+    return this._current;
+  }
+  /** why the last load or check failed; null after a success */
+  get lastError(): string | null {
+    return this._lastError;
+  }
+  get lastCheckMs(): number | null {
+    return this._lastCheckMs;
+  }
+
   /** Serves `next` from now on; the previous generation stays reachable for cursors while it fits. */
   swap(next: Generation): void {
-    const prev = this.current;
-    this.current = next;
-    this.state = 'loaded';
-    this.lastError = null;
+    const prev = this._current;
+    this._current = next;
+    this._state = 'loaded';
+    this._lastError = null;
     if (prev !== null && prev.number !== next.number) this.retained.set(prev.number, prev);
     this.retained.delete(next.number);
   }
 
   /** A generation by number: the current one or a retained one, else null (cursor_expired). */
   find(number: number): Generation | null {
-    if (this.current?.number === number) return this.current;
+    if (this._current?.number === number) return this._current;
     return this.retained.get(number) ?? null;
   }
 
@@ -59,7 +82,38 @@ export class DatasetSlot {
 
   /** A load failed: keep serving what we have (a bad snapshot never replaces a good one). */
   fail(state: 'missing' | 'refused' | 'unreachable', reason: string): void {
-    this.lastError = reason;
-    if (this.current === null) this.state = state;
+    this._lastError = reason;
+    if (this._current === null) this._state = state;
+  }
+
+  /** A check of the source started at `ms`. */
+  checked(ms: number): void {
+    this._lastCheckMs = ms;
+  }
+
+  /** The source answers again: the last failure no longer applies. */
+  recovered(): void {
+    this._lastError = null;
+  }
+
+  /**
+   * Serves a generation from the local cache while the source stays unreachable: it is
+   * served, and the reason stays visible in /admin/status.
+   */
+  serveCached(g: Generation, reason: string): void {
+    this.swap(g);
+    this._lastError = reason;
+  }
+
+  /** What a serving thread mirrors of this slot. */
+  status(): SlotStatus {
+    return { state: this._state, lastError: this._lastError, lastCheckMs: this._lastCheckMs };
+  }
+
+  /** A serving thread takes the loading thread's view of the slot (the generation comes by `swap`). */
+  mirror(s: SlotStatus): void {
+    this._state = s.state;
+    this._lastError = s.lastError;
+    this._lastCheckMs = s.lastCheckMs;
   }
 }

@@ -1,44 +1,10 @@
-import { ObjectMissingError, type DatasetRef, type SnapshotSource } from '../../loaders/snapshot-source.js';
-import { RowRenderer } from '../render/row-renderer.js';
-import { manifestPath, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { fromSource } from '../ops-errors.js';
+import { objectPath, type Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import type { Generation } from './generation.js';
+import { makeGeneration, type Generation } from './generation.js';
 import type { TableBuilder } from './table-builder.js';
-
-/** The source could not be reached or answered with an error: worth retrying as it is. */
-export class SourceUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SourceUnavailableError';
-  }
-}
-
-async function fromSource<T>(what: string, op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (e) {
-    if (e instanceof ObjectMissingError) throw e;
-    throw new SourceUnavailableError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
-export type ManifestCheck =
-  | { readonly status: 'unchanged' }
-  | { readonly status: 'missing' }
-  | { readonly status: 'ok'; readonly manifest: Manifest; readonly etag: string };
-
-/** Reads and validates a dataset's manifest (throws with a one-line reason when it is malformed). */
-export async function readManifest(source: SnapshotSource, ref: DatasetRef, etag: string | null): Promise<ManifestCheck> {
-  const path = manifestPath(ref.productId, ref.dataset);
-  const r = await fromSource(`reading ${path}`, () => source.readIfChanged(path, etag));
-  if (r.status !== 'ok') return r;
-  const manifest = parseManifest(r.bytes);
-  if (manifest.product_id !== ref.productId || manifest.dataset !== ref.dataset) {
-    throw new Error(`manifest names ${manifest.product_id}/${manifest.dataset}, not ${ref.productId}/${ref.dataset}`);
-  }
-  return { status: 'ok', manifest, etag: r.etag };
-}
 
 /**
  * Manifest -> a serving generation: fetch the object, then (on the builder) check its
@@ -81,5 +47,5 @@ export async function buildGeneration(
   }, keepBytes);
   const loadedAtMs = clock.now();
   const table = built.table;
-  return { generation: { number: manifest.generation, manifest, table, renderer: new RowRenderer(table), loadedAtMs, loadMs: loadedAtMs - started }, bytes: built.bytes };
+  return { generation: makeGeneration({ number: manifest.generation, manifest, table, loadedAtMs, loadMs: loadedAtMs - started }), bytes: built.bytes };
 }

@@ -5,6 +5,11 @@ export function healthBody(): Uint8Array {
   return Buffer.from('{"status":"ok"}');
 }
 
+/**
+ * /readyz answers without a key, so it says each dataset's state and what it serves, never
+ * why a load failed: that text names buckets, endpoints and paths. The reason is behind an
+ * admin key, in /admin/status (`last_error`).
+ */
 export function readinessBody(registry: DatasetRegistry): Uint8Array {
   return Buffer.from(
     JSON.stringify({
@@ -14,7 +19,6 @@ export function readinessBody(registry: DatasetRegistry): Uint8Array {
         state: s.state,
         generation: s.current?.number ?? null,
         rows: s.current?.table.rows ?? null,
-        error: s.lastError,
       })),
     }),
   );

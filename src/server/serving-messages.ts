@@ -3,7 +3,7 @@ import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { TableTransfer } from '../store/table-transfer.js';
-import type { SlotState } from './dataset-slot.js';
+import type { SlotStatus } from './dataset-slot.js';
 
 /** Messages between the loading thread and the serving threads (serving-pool.ts, serving-worker.ts). */
 export interface ServingInit {
@@ -34,9 +34,7 @@ export interface GenerationMessage {
 export interface SlotMessage {
   readonly type: 'slot';
   readonly dataset: string;
-  readonly state: SlotState;
-  readonly lastError: string | null;
-  readonly lastCheckMs: number | null;
+  readonly status: SlotStatus;
 }
 
 export type ToServing =

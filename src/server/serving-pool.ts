@@ -5,44 +5,47 @@ import { tableToTransfer } from '../store/table-transfer.js';
 import type { AdminOps } from './admin.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { FromServing, ServingInit, ToServing } from './serving-messages.js';
+import type { SlotObserver } from './slot-observer.js';
 import { spawnModuleWorker } from './table-builder.js';
 
 /**
  * The serving threads of `--workers N`, seen from the loading thread: starts them on one
- * port, hands every new generation and dataset state to each, and answers their admin
- * requests (the loader lives here).
+ * port, hands every new generation and dataset state to each (it is the loader's
+ * SlotObserver), and answers their admin requests (the loader lives here).
+ *
+ * Built before the loader (which is told of it at construction), started once the admin
+ * operations over that loader exist.
  */
-export class ServingPool {
-  private readonly workers: Worker[] = [];
+export class ServingPool implements SlotObserver {
+  private workers: Worker[] = [];
   /** generation number last sent per dataset, so a state update never resends a table */
   private readonly sent = new Map<string, number>();
+  private admin: AdminOps | null = null;
 
-  private constructor(
-    private readonly admin: AdminOps,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly log: Logger) {}
 
   /**
    * Starts n threads on one port (SO_REUSEPORT: the kernel spreads connections). Threads
    * cannot join a socket bound to port 0, so an ephemeral port is chosen first; should
-   * another process take it in between, a fresh one is tried.
+   * another process take it in between, a fresh one is tried. Resolves to the port.
    */
-  static async start(n: number, init: Omit<ServingInit, 'type'>, admin: AdminOps, log: Logger): Promise<{ pool: ServingPool; port: number }> {
+  async start(n: number, init: Omit<ServingInit, 'type'>, admin: AdminOps): Promise<number> {
+    this.admin = admin;
     for (let attempt = 1; ; attempt++) {
       const port = init.port === 0 ? await freePort(init.host) : init.port;
-      const pool = new ServingPool(admin, log);
       try {
-        for (let i = 0; i < n; i++) await pool.spawn({ type: 'init', ...init, port });
-        return { pool, port };
+        for (let i = 0; i < n; i++) await this.spawn({ type: 'init', ...init, port });
+        return port;
       } catch (e) {
-        await pool.close();
+        await this.close();
+        this.workers = [];
         if (init.port !== 0 || attempt >= 3) throw e;
       }
     }
   }
 
   /** After a check of a slot: its state, and its table when the generation is new. */
-  update(slot: DatasetSlot): void {
+  slotChecked(slot: DatasetSlot): void {
     const g = slot.current;
     if (g !== null && this.sent.get(slot.id) !== g.number) {
       this.sent.set(slot.id, g.number);
@@ -56,10 +59,10 @@ export class ServingPool {
         loadMs: g.loadMs,
       });
     }
-    this.broadcast({ type: 'slot', dataset: slot.id, state: slot.state, lastError: slot.lastError, lastCheckMs: slot.lastCheckMs });
+    this.broadcast({ type: 'slot', dataset: slot.id, status: slot.status() });
   }
 
-  setReady(): void {
+  ready(): void {
     this.broadcast({ type: 'ready' });
   }
 
@@ -95,7 +98,9 @@ export class ServingPool {
 
   private async answerAdmin(w: Worker, id: number, op: 'refresh' | 'status'): Promise<void> {
     try {
-      const body = await (op === 'refresh' ? this.admin.refresh() : this.admin.status());
+      const admin = this.admin;
+      if (admin === null) throw new Error('the serving pool is not started');
+      const body = await (op === 'refresh' ? admin.refresh() : admin.status());
       w.postMessage({ type: 'admin-reply', id, body, error: null } satisfies ToServing);
     } catch (e) {
       w.postMessage({ type: 'admin-reply', id, body: null, error: e instanceof Error ? e.message : String(e) } satisfies ToServing);

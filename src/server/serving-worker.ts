@@ -4,12 +4,12 @@ import { RateLimiter } from '../auth/rate-limiter.js';
 import { listen, type UwsServer } from '../http/uws-server.js';
 import { AccessLog } from '../log/access-log.js';
 import { createLogger, silentLogger } from '../log/logger.js';
-import { RowRenderer } from '../render/row-renderer.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
+import { makeGeneration } from './generation.js';
 import { RequestIds } from './request-ids.js';
 import type { FromServing, ToServing } from './serving-messages.js';
 
@@ -71,22 +71,17 @@ port.on('message', (m: ToServing) => {
       return;
     }
     case 'generation': {
-      const slot = registry?.slots.find((s) => s.id === m.dataset);
+      const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      const table = tableFromTransfer(m.table);
-      slot.swap({ number: m.number, manifest: m.manifest, table, renderer: new RowRenderer(table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs });
+      slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
       return;
     }
     case 'slot': {
-      const slot = registry?.slots.find((s) => s.id === m.dataset);
-      if (slot === undefined) return;
-      slot.state = m.state;
-      slot.lastError = m.lastError;
-      slot.lastCheckMs = m.lastCheckMs;
+      registry?.byName(m.dataset)?.mirror(m.status);
       return;
     }
     case 'ready':
-      if (registry !== null) registry.ready = true;
+      registry?.markReady();
       return;
     case 'admin-reply': {
       const p = pending.get(m.id);

@@ -1,16 +1,19 @@
-import { ObjectMissingError, type SnapshotSource } from '../../loaders/snapshot-source.js';
+import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { isNamedDataset } from '../catalog/products.js';
 import type { Logger } from '../log/logger.js';
+import { opsCodeOf, type OpsErrorCode } from '../ops-errors.js';
 import type { Manifest } from '../snapshot/manifest.js';
+import { readManifest } from '../snapshot/read-manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { buildGeneration, loadGeneration, readManifest, SourceUnavailableError } from './load-generation.js';
+import { buildGeneration, loadGeneration } from './load-generation.js';
 import { releaseBytes } from './release-bytes.js';
 import { runPooled } from './run-pooled.js';
 import type { SnapshotCache } from './snapshot-cache.js';
+import { noObserver, type SlotObserver } from './slot-observer.js';
 import type { TableBuilder } from './table-builder.js';
-import { sleep, type Timers } from './timers.js';
+import { sleep, type Timers } from '../time/timers.js';
 
 export interface LoaderOptions {
   readonly source: SnapshotSource;
@@ -26,8 +29,8 @@ export interface LoaderOptions {
   readonly cache: SnapshotCache | null;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
-  /** told after every check of a dataset (serving threads mirror the slots) */
-  readonly onChange?: (slot: DatasetSlot) => void;
+  /** told after every check of a dataset and when start-up is over (serving threads mirror the slots) */
+  readonly observer?: SlotObserver;
   /** snapshots fetched and built at once (default: the builder's parallelism) */
   readonly parallelLoads?: number;
 }
@@ -40,6 +43,8 @@ export interface CheckReport {
   readonly generationBefore: number | null;
   readonly generationAfter: number | null;
   readonly error: string | null;
+  /** the stable code of `error` (ops-errors.ts); null when there is none */
+  readonly code: OpsErrorCode | null;
 }
 
 interface SlotSchedule {
@@ -48,7 +53,7 @@ interface SlotSchedule {
   failures: number;
   nextAtMs: number;
   /** what the last failure was: an outage clears on the next good answer, a refusal only on a new manifest */
-  lastFailure: 'missing' | 'refused' | 'unreachable' | null;
+  lastFailure: OpsErrorCode | null;
 }
 
 /** A check that found a new manifest: its snapshot is to be fetched and built. */
@@ -57,6 +62,13 @@ interface PendingLoad {
   readonly manifest: Manifest;
   readonly etag: string;
   readonly before: number | null;
+}
+
+/** How a failure shows in /admin/refresh and the slot's state: an outage, no manifest, or a refusal. */
+function outcomeOf(code: OpsErrorCode): 'missing' | 'refused' | 'unreachable' {
+  if (code === 'source_unreachable') return 'unreachable';
+  if (code === 'manifest_missing') return 'missing';
+  return 'refused';
 }
 
 /**
@@ -80,8 +92,10 @@ export class SnapshotLoader {
   private readonly cacheTried = new Set<DatasetSlot>();
   private readonly baseMs: number;
   private readonly maxMs: number;
+  private readonly observer: SlotObserver;
 
   constructor(private readonly o: LoaderOptions) {
+    this.observer = o.observer ?? noObserver;
     this.baseMs = o.backoffBaseMs ?? 1000;
     this.maxMs = o.backoffMaxMs ?? 300_000;
     for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0, lastFailure: null });
@@ -106,7 +120,8 @@ export class SnapshotLoader {
       log.warn('source unreachable at start; retrying', { datasets: pending.map((s) => s.id), attempt: attempt + 1 });
       await sleep(this.o.timers, Math.min(left, this.backoff(attempt + 1)));
     }
-    registry.ready = true;
+    registry.markReady();
+    this.observer.ready();
     this.arm();
   }
 
@@ -164,7 +179,7 @@ export class SnapshotLoader {
       const found = await this.readCheck(slot);
       if ('report' in found) {
         reports[index] = found.report;
-        this.o.onChange?.(slot);
+        this.observer.slotChecked(slot);
       } else {
         loads.push({ ...found, index });
       }
@@ -172,7 +187,7 @@ export class SnapshotLoader {
     loads.sort((a, b) => b.manifest.rows - a.manifest.rows || a.index - b.index);
     await runPooled(loads, this.o.parallelLoads ?? this.o.builder.parallelism, async (load) => {
       reports[load.index] = await this.load(load);
-      this.o.onChange?.(load.slot);
+      this.observer.slotChecked(load.slot);
     });
     return reports;
   }
@@ -182,11 +197,11 @@ export class SnapshotLoader {
     const { source, clock } = this.o;
     const s = this.schedule.get(slot)!;
     const before = slot.current?.number ?? null;
-    slot.lastCheckMs = clock.now();
+    slot.checked(clock.now());
     const ref = { productId: slot.product.id, dataset: slot.dataset };
     try {
       const m = await readManifest(source, ref, s.etag);
-      if (m.status === 'missing') return { report: this.failed(slot, 'missing', 'no manifest.json at the source', before) };
+      if (m.status === 'missing') return { report: this.failed(slot, 'manifest_missing', 'no manifest.json at the source', before) };
       if (m.status === 'unchanged') return { report: this.succeeded(slot, 'unchanged', before) };
       if (m.manifest.generation === before) {
         s.etag = m.etag;
@@ -195,7 +210,7 @@ export class SnapshotLoader {
       if (before !== null && m.manifest.generation < before) {
         s.etag = m.etag;
         return {
-          report: this.failed(slot, 'refused', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
+          report: this.failed(slot, 'generation_regressed', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
         };
       }
       return { slot, manifest: m.manifest, etag: m.etag, before };
@@ -215,7 +230,8 @@ export class SnapshotLoader {
       } catch (e) {
         // A refused object is not fetched again until its manifest changes; a missing one
         // may still appear (publishers write the object first), so it is retried.
-        if (!(e instanceof SourceUnavailableError) && !(e instanceof ObjectMissingError)) s.etag = etag;
+        const code = opsCodeOf(e);
+        if (code !== 'source_unreachable' && code !== 'object_missing') s.etag = etag;
         throw e;
       }
       slot.swap(loaded.generation);
@@ -236,7 +252,7 @@ export class SnapshotLoader {
 
   private failure(slot: DatasetSlot, e: unknown, before: number | null): CheckReport {
     const reason = e instanceof Error ? e.message : String(e);
-    return this.failed(slot, e instanceof SourceUnavailableError ? 'unreachable' : 'refused', reason, before);
+    return this.failed(slot, opsCodeOf(e), reason, before);
   }
 
   private succeeded(slot: DatasetSlot, outcome: Outcome, before: number | null): CheckReport {
@@ -245,26 +261,27 @@ export class SnapshotLoader {
     s.nextAtMs = this.o.clock.now() + this.o.refreshIntervalMs;
     // The source answers again: an outage is over. A refused manifest that is still in
     // place (unchanged) stays reported until a new one replaces it.
-    if (outcome === 'loaded' || s.lastFailure !== 'refused') {
+    if (outcome === 'loaded' || s.lastFailure === null || outcomeOf(s.lastFailure) !== 'refused') {
       if (slot.lastError !== null && outcome === 'unchanged') this.o.log.info('snapshot source answers again', { dataset: slot.id });
-      slot.lastError = null;
+      slot.recovered();
       s.lastFailure = null;
     }
-    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null };
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null, code: outcome === 'unchanged' && slot.lastError !== null ? s.lastFailure : null };
   }
 
-  private failed(slot: DatasetSlot, outcome: 'missing' | 'refused' | 'unreachable', reason: string, before: number | null): CheckReport {
+  private failed(slot: DatasetSlot, code: OpsErrorCode, reason: string, before: number | null): CheckReport {
+    const outcome = outcomeOf(code);
     const s = this.schedule.get(slot)!;
     s.failures++;
-    s.lastFailure = outcome;
+    s.lastFailure = code;
     s.nextAtMs = this.o.clock.now() + this.backoff(s.failures);
     if (reason !== slot.lastError) {
-      const fields = { dataset: slot.id, outcome, reason, serving_generation: before };
+      const fields = { dataset: slot.id, outcome, code, reason, serving_generation: before };
       if (outcome === 'missing') this.o.log.warn('dataset not loaded', fields);
       else this.o.log.error(outcome === 'unreachable' ? 'snapshot source unreachable' : 'snapshot refused', fields);
     }
     slot.fail(outcome, reason);
-    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason };
+    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: reason, code };
   }
 
   private async fromCache(slot: DatasetSlot): Promise<void> {
@@ -275,11 +292,10 @@ export class SnapshotLoader {
     if (hit === null) return;
     try {
       const { generation: g } = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
-      slot.swap(g);
-      // Still failing against the source: keep the reason visible in /admin/status.
-      slot.lastError = 'serving the local cache: the source is unreachable';
+      // Still failing against the source: the reason stays visible in /admin/status.
+      slot.serveCached(g, 'serving the local cache: the source is unreachable');
       this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });
-      this.o.onChange?.(slot);
+      this.observer.slotChecked(slot);
     } catch (e) {
       this.o.log.error('cached snapshot refused', { dataset: slot.id, reason: (e as Error).message });
     }

@@ -9,13 +9,12 @@ import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
-import type { DatasetSlot } from './dataset-slot.js';
 import { RequestIds } from './request-ids.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
 import { WorkerTableBuilder, inlineBuilder, type TableBuilder } from './table-builder.js';
-import { realTimers, type Timers } from './timers.js';
+import { realTimers, type Timers } from '../time/timers.js';
 
 export interface StartOptions {
   readonly source: SnapshotSource;
@@ -66,11 +65,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const registry = new DatasetRegistry(opts.retainedBytes);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
-  // Serving threads (if any) mirror every check; they exist only after the loader does.
-  let onChange: (slot: DatasetSlot) => void = () => {};
-  let onReady: () => void = () => {};
+  const workers = opts.workers ?? 1;
+  // Serving threads (if any) mirror every check: the pool observes the loader.
+  const pool = workers > 1 ? new ServingPool(log) : null;
   const loader = new SnapshotLoader({
-    onChange: (slot) => onChange(slot),
+    ...(pool === null ? {} : { observer: pool }),
     source: opts.source,
     registry,
     builder,
@@ -88,10 +87,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
-  const workers = opts.workers ?? 1;
   let server: { port: number; close(): void | Promise<void> };
-  if (workers > 1) {
-    const { pool, port } = await ServingPool.start(
+  if (pool !== null) {
+    const port = await pool.start(
       workers,
       {
         host: opts.host,
@@ -106,10 +104,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         rowCacheBytes,
       },
       admin,
-      log,
     );
-    onChange = (slot) => pool.update(slot);
-    onReady = () => pool.setReady();
     server = { port, close: () => pool.close() };
   } else {
     const handler = createApiHandler({
@@ -132,7 +127,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   log.info('listening', { host: opts.host, port: server.port, source: opts.source.description });
   await loader.start();
-  onReady();
   log.info('ready', { datasets: registry.slots.filter((s) => s.state === 'loaded').length, of: registry.slots.length });
   return {
     port: server.port,

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { opsCodeOf } from '../ops-errors.js';
 import { snapshotToTable } from '../store/snapshot-to-table.js';
 import { tableToTransfer } from '../store/table-transfer.js';
 import { releaseBytes } from './release-bytes.js';
@@ -17,7 +18,7 @@ parentPort!.on('message', (msg: BuildRequest) => {
     }
     parentPort!.postMessage({ ok: true, table: tableToTransfer(table), bytes: null });
   } catch (e) {
-    parentPort!.postMessage({ ok: false, error: e instanceof Error ? e.message : String(e) });
+    parentPort!.postMessage({ ok: false, error: e instanceof Error ? e.message : String(e), code: opsCodeOf(e) });
   }
   releaseBytes(msg.bytes);
 });

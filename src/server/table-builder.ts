@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { OpsError, type OpsErrorCode } from '../ops-errors.js';
 import { snapshotToTable, type SnapshotExpectations } from '../store/snapshot-to-table.js';
 import { tableFromTransfer, type TableTransfer } from '../store/table-transfer.js';
 import type { Table } from '../store/table.js';
@@ -41,7 +42,7 @@ interface Job {
   reject(e: Error): void;
 }
 
-type Reply = { ok: true; table: TableTransfer; bytes: Uint8Array | null } | { ok: false; error: string };
+type Reply = { ok: true; table: TableTransfer; bytes: Uint8Array | null } | { ok: false; error: string; code: OpsErrorCode };
 
 /**
  * A few worker threads that decode, check and index snapshots, so a refresh of a large
@@ -124,7 +125,7 @@ export class WorkerTableBuilder implements TableBuilder {
     const onMessage = (reply: Reply): void => {
       done();
       if (reply.ok) job.resolve({ table: tableFromTransfer(reply.table), bytes: reply.bytes });
-      else job.reject(new Error(reply.error));
+      else job.reject(new OpsError(reply.code, reply.error));
     };
     const onError = (e: Error): void => {
       // A crashed worker is dropped; the next job gets a fresh one.

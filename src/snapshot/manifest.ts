@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OpsError } from '../ops-errors.js';
 
 /** `manifest.json` of contract 6: the only object of a dataset folder that ever changes. */
 export const MANIFEST_FORMAT = 'pitcache-snapshot/1';
@@ -21,18 +22,18 @@ export const manifestSchema = z
 
 export type Manifest = z.infer<typeof manifestSchema>;
 
-/** Parses manifest bytes; throws an Error with a one-line reason when they are not a manifest. */
+/** Parses manifest bytes; throws an OpsError (manifest_invalid) with a one-line reason when they are not a manifest. */
 export function parseManifest(bytes: Uint8Array): Manifest {
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (e) {
-    throw new Error(`manifest.json is not JSON: ${(e as Error).message}`);
+    throw new OpsError('manifest_invalid', `manifest.json is not JSON: ${(e as Error).message}`);
   }
   const r = manifestSchema.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new Error(`manifest.json is invalid at ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new OpsError('manifest_invalid', `manifest.json is invalid at ${i.path.join('.') || '(root)'}: ${i.message}`);
   }
   return r.data;
 }

@@ -1,7 +1,7 @@
 import { endianness } from 'node:os';
 import type { Data } from 'apache-arrow';
 import type { IntArray, TimeUnit } from './column.js';
-import type { DecodedColumn } from './decode-arrow.js';
+import type { DecodedColumn } from './decoded-column.js';
 import { scatterInto } from './scatter.js';
 import { allocF64, allocI32, allocShared, allocU8 } from './shared-memory.js';
 import { Utf8Coder } from './utf8-coder.js';

@@ -1,7 +1,8 @@
 import { DateUnit, Precision, TimeUnit as ArrowTimeUnit, Type, tableFromIPC } from 'apache-arrow';
 import type { Data, DataType, Field, Table as ArrowTable } from 'apache-arrow';
 import { decodeArrowColumn, firstTimestampOutOfRange, type ArrowColumn, type IntCtor } from './arrow-column.js';
-import type { Column, StringColumn, TimeUnit } from './column.js';
+import type { TimeUnit } from './column.js';
+import type { DecodedColumn } from './decoded-column.js';
 
 /**
  * Arrow IPC bytes (file or stream format) -> columns checked against contract 6.
@@ -13,9 +14,7 @@ import type { Column, StringColumn, TimeUnit } from './column.js';
  * Everything here runs once per generation. Each check names the column and the rule, so
  * an operator reading the log knows what to fix.
  */
-export type DecodedColumn =
-  | Exclude<Column, StringColumn>
-  | { readonly kind: 'string'; readonly name: string; readonly validity: Uint8Array | null; readonly codes: Int32Array; readonly strings: string[] };
+export type { DecodedColumn } from './decoded-column.js';
 
 export interface DecodedSnapshot {
   readonly rows: number;

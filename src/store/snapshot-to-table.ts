@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { OpsError } from '../ops-errors.js';
 import { buildTableFromArrow } from './build-table.js';
 import { readArrowSnapshot } from './decode-arrow.js';
 import type { Table } from './table.js';
@@ -27,13 +28,13 @@ export function snapshotToTable(bytes: Uint8Array, want: SnapshotExpectations): 
   for (let at = 0; at < bytes.byteLength; at += HASH_SLICE) hash.update(bytes.subarray(at, Math.min(bytes.byteLength, at + HASH_SLICE)));
   const digest = hash.digest('hex');
   if (digest !== want.sha256) {
-    throw new Error(`sha256 mismatch for ${want.object}: manifest says ${want.sha256}, object is ${digest}`);
+    throw new OpsError('checksum_mismatch', `sha256 mismatch for ${want.object}: manifest says ${want.sha256}, object is ${digest}`);
   }
   const decoded = readArrowSnapshot(bytes);
-  if (decoded.rows !== want.rows) throw new Error(`manifest says ${want.rows} rows, ${want.object} holds ${decoded.rows}`);
+  if (decoded.rows !== want.rows) throw new OpsError('row_count_mismatch', `manifest says ${want.rows} rows, ${want.object} holds ${decoded.rows}`);
   for (const f of want.filterColumns) {
     if (!decoded.seriesKey.includes(f)) {
-      throw new Error(`filter column "${f}" is not in the series key ${JSON.stringify(decoded.seriesKey)}`);
+      throw new OpsError('filter_column_missing', `filter column "${f}" is not in the series key ${JSON.stringify(decoded.seriesKey)}`);
     }
   }
   return buildTableFromArrow(decoded, want.floorUs);

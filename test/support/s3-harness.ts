@@ -14,7 +14,7 @@ import { createLogger, type LogSink } from '../../src/log/logger.js';
 import { buildArrowSnapshot, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
-import type { Timers } from '../../src/server/timers.js';
+import { ManualTimers as BaseManualTimers } from '../../src/time/manual-timers.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { expect } from 'vitest';
 import { pitSnapshot, rowsOf, type PitRow } from './fixtures.js';
@@ -109,60 +109,8 @@ export class LogCapture implements LogSink {
   }
 }
 
-/**
- * Timers that fire only when the test says so, on a ManualClock: firing the earliest timer
- * first moves the clock to its due time. `requested` records every delay asked for.
- */
-export class ManualTimers implements Timers {
-  readonly requested: number[] = [];
-  private seq = 0;
-  private readonly pending = new Map<number, { due: number; fn: () => void }>();
-  private waiters: Array<() => void> = [];
-
-  constructor(readonly clock: ManualClock) {}
-
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.requested.push(ms);
-    this.pending.set(id, { due: this.clock.now() + ms, fn: callback });
-    for (const w of this.waiters.splice(0)) w();
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  /** Due time of the earliest pending timer, or null. */
-  nextDue(): number | null {
-    let best: number | null = null;
-    for (const t of this.pending.values()) if (best === null || t.due < best) best = t.due;
-    return best;
-  }
-
-  /** Resolves once a timer is pending (fails after a bounded real wait). */
-  async armed(what = 'a timer'): Promise<void> {
-    if (this.pending.size > 0) return;
-    let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((done) => this.waiters.push(done)),
-      new Promise<never>((_, fail) => {
-        timeout = setTimeout(() => fail(new Error(`waited 5 s for ${what}; none was set`)), 5000);
-      }),
-    ]).finally(() => clearTimeout(timeout));
-  }
-
-  /** Moves the clock to the earliest timer and fires it. */
-  fire(): void {
-    let id = -1;
-    let best: { due: number; fn: () => void } | undefined;
-    for (const [k, t] of this.pending) if (best === undefined || t.due < best.due) [id, best] = [k, t];
-    if (best === undefined) throw new Error('no timer to fire');
-    this.pending.delete(id);
-    if (best.due > this.clock.now()) this.clock.set(best.due);
-    best.fn();
-  }
-
+/** The shared manual timers, plus the step the loader tests take: fire, then wait for the next check to be set. */
+export class ManualTimers extends BaseManualTimers {
   /** Fires the earliest timer and waits until the work it started set the next one. */
   async step(): Promise<void> {
     this.fire();

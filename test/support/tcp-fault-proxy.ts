@@ -47,6 +47,9 @@ export class TcpFaultProxy {
   readonly stats: ProxyStats = { connections: 0, bytesToClient: 0, cannedErrors: 0 };
   private mode: FaultMode = { kind: 'pass' };
   private stallsLeft = Infinity;
+  /** connections that went silent (stall mode) since the last resetStats */
+  private held = 0;
+  private heldWaiters: Array<{ readonly n: number; readonly done: () => void }> = [];
   private readonly sockets = new Set<Socket>();
   private listening = true;
 
@@ -74,6 +77,7 @@ export class TcpFaultProxy {
 
   resetStats(): void {
     Object.assign(this.stats, { connections: 0, bytesToClient: 0, cannedErrors: 0 });
+    this.held = 0;
   }
 
   async setMode(mode: FaultMode): Promise<void> {
@@ -106,6 +110,24 @@ export class TcpFaultProxy {
   private dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
+  }
+
+  /**
+   * Resolves once `n` connections have gone silent in stall mode (their allowed bytes
+   * written): the moment a test on injected timers lets the stall watchdog's time pass.
+   */
+  whenHeld(n: number): Promise<void> {
+    if (this.held >= n) return Promise.resolve();
+    return new Promise((done) => this.heldWaiters.push({ n, done }));
+  }
+
+  private wentSilent(): void {
+    this.held++;
+    this.heldWaiters = this.heldWaiters.filter((w) => {
+      if (this.held < w.n) return true;
+      w.done();
+      return false;
+    });
   }
 
   private track(socket: Socket): void {
@@ -148,7 +170,9 @@ export class TcpFaultProxy {
       // Hold the connection open without reading on: the client sees a silent server.
       upstream.pause();
       if (!cut) {
-        client.write(part);
+        // (an empty write may never call back: nothing is left to send then)
+        if (part.byteLength === 0) this.wentSilent();
+        else client.write(part, () => this.wentSilent());
         return;
       }
       // A TCP reset once the allowed bytes are out: the connection dies mid-response.

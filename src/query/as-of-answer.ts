@@ -1,15 +1,16 @@
 import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { findProduct } from '../catalog/products.js';
-import { decodeCursor, encodeCursor } from '../query/cursor.js';
-import { parseQuery } from '../query/parse-query.js';
-import { resolvePage, type Resume } from '../query/resolve.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { CsvRowRenderer } from '../render/csv-rows.js';
 import { DatasetSlot } from '../server/dataset-slot.js';
-import { loadGeneration, readManifest } from '../server/load-generation.js';
+import { loadGeneration } from '../server/load-generation.js';
 import { inlineBuilder } from '../server/table-builder.js';
+import { readManifest } from '../snapshot/read-manifest.js';
 import type { Clock } from '../time/clock.js';
-import type { Output } from './output.js';
+import type { Output } from '../publish/output.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { parseQuery } from './parse-query.js';
+import { resolvePage, type Resume } from './resolve.js';
 
 /**
  * `pitcache asof`: the answer to an API query rebuilt from the stored files (spec section 1,

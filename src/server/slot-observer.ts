@@ -1,0 +1,19 @@
+import type { DatasetSlot } from './dataset-slot.js';
+
+/**
+ * Who hears of the loader's work, given to the loader at construction: the serving pool
+ * (which mirrors every slot on its threads) or nobody (one thread serves the loader's own
+ * slots).
+ */
+export interface SlotObserver {
+  /** After every settled check of a slot: loaded, unchanged or failed (state and generation may have changed). */
+  slotChecked(slot: DatasetSlot): void;
+  /** Start-up loading is over: /readyz may say ready. */
+  ready(): void;
+}
+
+/** For a single serving thread: the registry it serves is the loader's own. */
+export const noObserver: SlotObserver = {
+  slotChecked: () => undefined,
+  ready: () => undefined,
+};
