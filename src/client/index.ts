@@ -1,0 +1,89 @@
+import type { components } from './openapi-types.js';
+import { PitcacheError } from './pitcache-error.js';
+
+export { PitcacheError };
+export type QueryEnvelope = components['schemas']['QueryEnvelope'];
+export type WalkForwardEnvelope = components['schemas']['WalkForwardEnvelope'];
+export type VintagesEnvelope = components['schemas']['VintagesEnvelope'];
+export type Params = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface PitcacheClientOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly fetch?: typeof fetch;
+  /** retries on 429 and 503, each after the server's Retry-After (default 3) */
+  readonly maxRetries?: number;
+  /** injectable for tests; default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A typed, fetch-based client of the pitcache HTTP API (docs/api.md). */
+export class PitcacheClient {
+  private readonly fetchFn: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly opts: PitcacheClientOptions) {
+    this.fetchFn = opts.fetch ?? globalThis.fetch;
+    this.maxRetries = opts.maxRetries ?? 3;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  query(product: string, dataset: string, params: Params = {}): Promise<QueryEnvelope> {
+    return this.json<QueryEnvelope>(`/${product}/${dataset}`, params);
+  }
+
+  /** Every page of one cursor chain (docs/api.md#pages). */
+  pages(product: string, dataset: string, params: Params = {}): AsyncGenerator<QueryEnvelope> {
+    return this.chain<QueryEnvelope>(`/${product}/${dataset}`, params);
+  }
+
+  walkForward(product: string, dataset: string, params: Params): AsyncGenerator<WalkForwardEnvelope> {
+    return this.chain<WalkForwardEnvelope>(`/${product}/${dataset}/walk_forward`, params);
+  }
+
+  vintages(product: string, dataset: string, params: Params = {}): AsyncGenerator<VintagesEnvelope> {
+    return this.chain<VintagesEnvelope>(`/${product}/${dataset}/vintages`, params);
+  }
+
+  private async *chain<T extends { has_more: boolean; next_cursor?: string }>(path: string, params: Params): AsyncGenerator<T> {
+    let cursor: string | undefined;
+    do {
+      const page: T = await this.json<T>(path, cursor === undefined ? params : { ...params, cursor });
+      yield page;
+      cursor = page.has_more ? page.next_cursor : undefined;
+    } while (cursor !== undefined);
+  }
+
+  private async json<T>(path: string, params: Params): Promise<T> {
+    const res = await this.get(path, params);
+    return (await res.json()) as T;
+  }
+
+  /** GET with the key; 429 and 503 are retried after Retry-After, up to maxRetries times. */
+  async get(path: string, params: Params): Promise<Response> {
+    const url = new URL(path, this.opts.baseUrl);
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.fetchFn(url, { headers: { 'x-api-key': this.opts.apiKey } });
+      if (res.ok) return res;
+      if ((res.status === 429 || res.status === 503) && attempt < this.maxRetries) {
+        const seconds = Number(res.headers.get('retry-after') ?? '1');
+        await res.body?.cancel();
+        await this.sleep((Number.isFinite(seconds) && seconds >= 0 ? seconds : 1) * 1000);
+        continue;
+      }
+      throw await toError(res);
+    }
+  }
+}
+
+async function toError(res: Response): Promise<PitcacheError> {
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string; param?: string }; record_id?: string };
+    return new PitcacheError(res.status, body.error?.code ?? 'unknown', body.error?.message ?? text, body.error?.param, body.record_id);
+  } catch {
+    return new PitcacheError(res.status, 'unknown', text, undefined, res.headers.get('x-request-id') ?? undefined);
+  }
+}
