@@ -1,0 +1,36 @@
+/**
+ * The ceiling alternative (issue 11.1): bench/servers/ceiling-server.ts with a fixed body of
+ * `bytes` (the workload's mean answer size, measured from pitcache's answers in the same
+ * run) and the same worker count as the pitcache row it is compared with.
+ */
+import { HttpServerAlternative } from './http-server.js';
+import { distScript } from '../lib/paths.js';
+
+export interface CeilingOptions {
+  readonly bytes: number;
+  readonly workers: number;
+  readonly serverCpus?: string;
+  readonly wrkCpus?: string;
+  readonly wrkThreads?: number;
+}
+
+export function ceilingAlternative(o: CeilingOptions): HttpServerAlternative {
+  return new HttpServerAlternative({
+    name: `ceiling (uWS, fixed ${o.bytes} B body, ${o.workers} worker${o.workers === 1 ? '' : 's'})`,
+    command: (_data, port) => [
+      process.execPath,
+      distScript('bench/servers/ceiling-server.js'),
+      '--port',
+      String(port),
+      '--bytes',
+      String(o.bytes),
+      '--workers',
+      String(o.workers),
+    ],
+    ...(o.serverCpus === undefined ? {} : { serverCpus: o.serverCpus }),
+    ...(o.wrkCpus === undefined ? {} : { wrkCpus: o.wrkCpus }),
+    ...(o.wrkThreads === undefined ? {} : { wrkThreads: o.wrkThreads }),
+    version: process.version,
+    note: 'no lookup, no encoding: HTTP and bytes only',
+  });
+}
