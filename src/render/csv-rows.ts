@@ -4,7 +4,8 @@ import type { ByteWriter } from './byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
 
 /**
- * Rows of one table as RFC 4180 CSV (records end in CRLF): a header of the column names in
+ * Rows of one table as RFC 4180 CSV (records end in LF, as contract 9 says; RFC 4180
+ * readers take either): a header of the column names in
  * schema order, then one record per row. Each value is the text the JSON renderer writes
  * for it (same numbers, dates, timestamps at their unit's precision), without JSON's
  * quotes; a string is quoted only when CSV needs it (a comma, quote or line break) or when
@@ -26,7 +27,7 @@ export class CsvRowRenderer {
       max += cell.maxBytes + 1;
     }
     this.maxRowBytes = max;
-    this.header = Buffer.from(table.columns.map((c) => csvField(c.name)).join(',') + '\r\n', 'utf8');
+    this.header = Buffer.from(table.columns.map((c) => csvField(c.name)).join(',') + '\n', 'utf8');
   }
 
   writeHeader(out: ByteWriter): void {
@@ -45,7 +46,6 @@ export class CsvRowRenderer {
         if (c > 0) b[p++] = 0x2c;
         p = writers[c]!(b, p, row);
       }
-      b[p++] = 0x0d;
       b[p++] = 0x0a;
       out.pos = p;
     }

@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.js';
 import { renderError } from '../render/error-body.js';
 import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
-import { createDataEndpoint } from './data-endpoint.js';
+import { createDataEndpoint, type DataAnswer } from './data-endpoint.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { RequestIds } from './request-ids.js';
@@ -93,8 +93,14 @@ export function createApiHandler(deps: ApiDeps): Handler {
       }
       if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
 
-      const body = serveData(slot, req.rawQuery, recordId);
-      return answer(req, { status: 200, headers, contentType: JSON_TYPE, requestId: recordId, body }, keyId, startedMs);
+      const data = serveData(slot, req, recordId);
+      const respond = (d: DataAnswer): HttpResponse =>
+        answer(req, { status: d.status, headers: headers.length === 0 ? d.headers : [...headers, ...d.headers], contentType: d.contentType, requestId: recordId, body: d.body }, keyId, startedMs);
+      if (!(data instanceof Promise)) return respond(data);
+      return data.then(respond, (e: unknown) => {
+        log.error('request failed', { record_id: recordId, path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return answer(req, fail(new ApiError('internal_error', 'internal server error'), recordId, headers), keyId, startedMs);
+      });
     } catch (e) {
       if (e instanceof ApiError) return answer(req, fail(e, recordId, headers), keyId, startedMs);
       log.error('request failed', { record_id: recordId, path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

@@ -1,20 +1,25 @@
-import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.js';
+import { encodeHead, encodeHeadAsync, finishEncoded, tailSize, type EncodedHead, type Encoding } from '../format/encoded-body.js';
+import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
+import { etagOf, ifNoneMatchHits } from '../format/etag.js';
+import { CONTENT_TYPES, negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
+import { splitPresentation } from '../format/presentation.js';
+import { parseProjection, projectionKey } from '../format/projection.js';
+import type { HttpRequest } from '../http/types.js';
 import { decodeCursor, encodeCursor } from '../query/cursor.js';
 import { parseQuery } from '../query/parse-query.js';
 import type { Query } from '../query/query.js';
 import { resolvePage, type Resume } from '../query/resolve.js';
 import { ByteWriter } from '../render/byte-writer.js';
-import { RowCache } from '../render/row-cache.js';
-import type { RowRenderer } from '../render/row-renderer.js';
-import { InstantMicros, writeEnvelopeHead, writeEnvelopeMetadata, type ExtensionValue } from '../render/envelope.js';
+import { InstantMicros, writeEnvelopeHead, writeEnvelopeMetadata } from '../render/envelope.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { Doorkeeper } from './doorkeeper.js';
 import type { Generation } from './generation.js';
+import { PageWriters, type PageMeta } from './page-writers.js';
+import { ResponseCache } from './response-cache.js';
 
-/** Why a dataset has nothing to serve, in words for the caller (details are in /readyz and the log). */
+/** Why a dataset has nothing to serve, in words for the caller (details are in /admin/status and the log). */
 const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
   pending: 'not tried yet',
   loaded: 'no generation',
@@ -23,32 +28,20 @@ const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
   unreachable: 'the snapshot source cannot be reached',
 };
 
-/** `GET /{product}/{dataset}`: raw query in, response body out (a view valid until the next call). */
-export type DataEndpoint = (slot: DatasetSlot, rawQuery: string, recordId: string) => Uint8Array;
-
-/** What the per-request metadata needs besides the clock and the request id. */
-interface PageMeta {
-  readonly totalCount: number;
-  readonly dataLatestDate: number | null;
-  /** greatest visible str_observed_at (µs), for data_age_hours */
-  readonly maxObserved: number | null;
-  readonly asOfUs: number | null;
-  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+/** What a data request answers, before the transport: a 200 or a 304. */
+export interface DataAnswer {
+  readonly status: 200 | 304;
+  readonly headers: HeaderList;
+  readonly contentType: string;
+  /** a view valid until the next call, or (async answers) owned */
+  readonly body: Uint8Array;
+  /** for metrics and the access log */
+  readonly rows: number;
+  readonly format: Format;
 }
 
-interface CachedBody {
-  /**
-   * The body up to `metadata` in [0, headLength), owned, with room after it: a hit writes
-   * its metadata there and hands out the whole body without copying the head. A hit's
-   * metadata only lives until the next request, which is all the caller needs.
-   */
-  body: Buffer;
-  readonly headLength: number;
-  readonly meta: PageMeta;
-}
-
-/** Room kept after a cached head for the per-request metadata (it grows if ever short). */
-const METADATA_ROOM = 1024;
+/** `GET /{product}/{dataset}`: the request in, the answer out (async only when a large body is compressed off-thread). */
+export type DataEndpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string) => DataAnswer | Promise<DataAnswer>;
 
 export interface DataEndpointOptions {
   /** bytes of rendered bodies kept for repeated queries; 0 = none */
@@ -57,22 +50,30 @@ export interface DataEndpointOptions {
   readonly rowCacheBytes: number;
 }
 
-type WriteRows = (renderer: RowRenderer, out: ByteWriter, rows: Int32Array, count: number) => void;
+/** Bodies under this go out plain whatever Accept-Encoding says (contract 9 allows it; a header costs more than it saves). */
+const COMPRESS_MIN_BYTES = 1024;
+/**
+ * Heads above this are compressed on libuv's thread pool, not on the serving thread: a
+ * 3 MB JSON page takes about 10 ms at gzip level 1, long enough to stall every other
+ * connection of the thread (bench/RESULTS.md, compression).
+ */
+const ASYNC_COMPRESS_BYTES = 256 * 1024;
+
+const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
 
 /**
- * parse -> resolve -> render for data requests. With `responseCacheBytes` > 0, bodies of
- * queries asked for a second time (Doorkeeper) are kept in a byte-bounded LRU keyed by
- * (dataset, generation, canonical query, cursor): a key names one generation, so a cached
- * body can never outlive or cross a generation, and the canonical query (not its hash)
- * means two queries never share an entry. Only metadata (retrieved_at, record_id,
- * data_age_hours) is written per request.
+ * parse -> resolve -> write -> encode for data requests (contract 2, 4, 9). Which rows a
+ * request gets (the query, its generation, its page) is decided once; how they are written
+ * is the format's writer; the content coding is applied to the bytes that depend only on
+ * (generation, request), and the per-request metadata is appended without re-encoding
+ * (format/encoded-body.ts), so the response cache keeps encoded bodies too.
  */
 export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
-  const { responseCacheBytes, rowCacheBytes } = options;
   const out = new ByteWriter(256 * 1024);
-  const rowCache = rowCacheBytes > 0 ? new RowCache(rowCacheBytes) : null;
-  const writeRows: WriteRows =
-    rowCache === null ? (r, w, rows, count) => r.writeRows(w, rows, count) : (r, w, rows, count) => r.writeRowsCached(w, rows, count, rowCache);
+  const tail = new ByteWriter(2048);
+  let encodedOut = Buffer.allocUnsafe(64 * 1024);
+  const writers = new PageWriters(options.rowCacheBytes);
+  const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
 
   function locate(slot: DatasetSlot, rawQuery: string): { query: Query; gen: Generation; resume: Resume } {
     const query = parseQuery(rawQuery, slot.product, slot.dataset);
@@ -92,22 +93,20 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return { query, gen, resume };
   }
 
-  /** Writes the head of the body into `out` (reset first) and returns what the metadata needs. */
-  function renderHead(slot: DatasetSlot, query: Query, gen: Generation, resume: Resume): PageMeta {
+  /** Resolves the page and writes the part of the body that depends only on (generation, request) into `out`. */
+  function renderHead(slot: DatasetSlot, query: Query, gen: Generation, resume: Resume, format: Format, projection: readonly number[] | null, recordId: string): PageMeta {
     const table = gen.table;
     const page = resolvePage(table, query, resume);
     const t = query.asOfUs ?? Infinity;
     const next = page.next === null ? null : encodeCursor({ generation: gen.number, fingerprint: query.fingerprint, total: page.total, ...page.next });
-    out.reset();
-    const renderer = gen.renderer;
-    writeEnvelopeHead(out, { productId: slot.product.id, count: page.count, hasMore: next !== null, nextCursor: next }, (w) =>
-      writeRows(renderer, w, page.rows, page.count),
-    );
-    return {
+    const meta: PageMeta = {
+      count: page.count,
       totalCount: page.total,
+      nextCursor: next,
       dataLatestDate: table.latestDateByThr.query(t),
       maxObserved: table.maxObservedByThr.query(t),
       asOfUs: query.asOfUs,
+      generation: gen.number,
       extensions: [
         ['generation', gen.number],
         ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
@@ -115,52 +114,108 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
       ],
     };
+    out.reset();
+    if (format === 'json') {
+      writeEnvelopeHead(out, { productId: slot.product.id, count: page.count, hasMore: next !== null, nextCursor: next }, (w) =>
+        writers.json(table, projection, w, page.rows, page.count),
+      );
+    } else if (format === 'csv') {
+      writers.csv(table, projection, out, page.rows, page.count);
+    } else {
+      // The schema message holds this request's whole envelope, record id included.
+      writers.arrow(table, projection, out, page.rows, page.count, envelopeJson(slot, meta, recordId));
+    }
+    return meta;
   }
 
-  function finish(meta: PageMeta, recordId: string, w: ByteWriter = out): Uint8Array {
-    const nowUs = clock.now() * 1000;
-    const refUs = meta.asOfUs ?? nowUs;
-    writeEnvelopeMetadata(w, {
+  /** The per-request tail: JSON's `,"metadata":{...}}`; nothing for CSV and Arrow (their envelope is in headers). */
+  function writeTail(meta: PageMeta, recordId: string, nowUs: number, format: Format): void {
+    tail.reset();
+    if (format !== 'json') return;
+    writeEnvelopeMetadata(tail, {
       retrievedAtUs: nowUs,
       totalCount: meta.totalCount,
       recordId,
       dataLatestDate: meta.dataLatestDate,
-      dataAgeHours: meta.maxObserved === null ? null : (refUs - meta.maxObserved) / 3_600_000_000,
+      dataAgeHours: ageHours(meta, nowUs),
       extensions: meta.extensions,
     });
-    return w.view();
   }
 
-  if (responseCacheBytes <= 0) {
-    return (slot, rawQuery, recordId) => {
-      const { query, gen, resume } = locate(slot, rawQuery);
-      return finish(renderHead(slot, query, gen, resume), recordId);
-    };
+  function envelopeJson(slot: DatasetSlot, meta: PageMeta, recordId: string): string {
+    const w = new ByteWriter(1024);
+    writeEnvelopeHead(w, { productId: slot.product.id, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (x) => x.null());
+    const nowUs = clock.now() * 1000;
+    writeEnvelopeMetadata(w, { retrievedAtUs: nowUs, totalCount: meta.totalCount, recordId, dataLatestDate: meta.dataLatestDate, dataAgeHours: ageHours(meta, nowUs), extensions: meta.extensions });
+    return w.view().toString().replace(',"data":null', '');
   }
 
-  const cache = new LRUCache<string, CachedBody>({
-    maxSize: responseCacheBytes,
-    sizeCalculation: (v, k) => v.body.byteLength + 2 * k.length + 256,
-  });
-  const hitWriter = new ByteWriter(16);
-  // About four times the bodies of a typical answer (33 KB) the cache can hold.
-  const doorkeeper = new Doorkeeper(Math.ceil(responseCacheBytes / 8192));
-  return (slot, rawQuery, recordId) => {
-    const { query, gen, resume } = locate(slot, rawQuery);
-    const key = `${slot.id}\u0001${gen.number}\u0001${query.canonical}\u0001${query.cursor ?? ''}`;
-    const hit = cache.get(key);
-    if (hit !== undefined) {
-      hitWriter.buf = hit.body;
-      hitWriter.pos = hit.headLength;
-      const view = finish(hit.meta, recordId, hitWriter);
-      hit.body = hitWriter.buf; // kept if the metadata ever outgrew the room
-      return view;
+  function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null): HeaderList {
+    const h: HeaderList = [VARY, ['etag', etag]];
+    if (encoding !== null) h.push(['content-encoding', encoding]);
+    appendEnvelopeHeaders(h, { ...meta, dataAgeHours: ageHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
+    return h;
+  }
+
+  /** head (identity bytes in `out`, or an encoded head) + tail -> the body, in reusable memory. */
+  function assemble(head: Uint8Array | EncodedHead): Uint8Array {
+    if (head instanceof Uint8Array) {
+      if (tail.pos === 0) return head;
+      const n = head.byteLength + tail.pos;
+      if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
+      encodedOut.set(head, 0);
+      encodedOut.set(tail.view(), head.byteLength);
+      return encodedOut.subarray(0, n);
     }
-    const meta = renderHead(slot, query, gen, resume);
-    if (!doorkeeper.admit(key)) return finish(meta, recordId);
-    const body = Buffer.allocUnsafeSlow(out.pos + METADATA_ROOM);
-    out.buf.copy(body, 0, 0, out.pos);
-    cache.set(key, { body, headLength: out.pos, meta });
-    return finish(meta, recordId);
+    const n = head.bytes.byteLength + tailSize(head.encoding, tail.pos);
+    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
+    return encodedOut.subarray(0, finishEncoded(head, tail.view(), encodedOut));
+  }
+
+  return (slot, req, recordId) => {
+    const p = splitPresentation(req.rawQuery);
+    const format = negotiateFormat(p.format, req.accept);
+    const { query, gen, resume } = locate(slot, p.rest);
+    const table = gen.table;
+    const projection = parseProjection(p.columns, table.columns.map((c) => c.name), table.seriesKey);
+    let encoding = negotiateEncoding(req.acceptEncoding);
+    const normalised = `${query.canonical}\u0001${format}\u0001${projectionKey(projection)}\u0001${encoding ?? ''}\u0001${query.cursor ?? ''}`;
+    const etag = etagOf(slot.id, gen.number, normalised);
+    if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
+      return { status: 304, headers: [VARY, ['etag', etag]], contentType: CONTENT_TYPES[format], body: new Uint8Array(0), rows: 0, format };
+    }
+    const nowUs = clock.now() * 1000;
+    // Arrow carries the whole envelope (record id included) in its schema: never cached.
+    const cacheKey = cache === null || format === 'arrow' ? null : `${slot.id}\u0001${gen.number}\u0001${normalised}`;
+    const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
+    let meta: PageMeta;
+    let head: Uint8Array | EncodedHead;
+    if (hit !== undefined) {
+      meta = hit.meta;
+      head = hit.head;
+    } else {
+      meta = renderHead(slot, query, gen, resume, format, projection, recordId);
+      const bytes = out.view();
+      if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
+      if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
+        const owned = Buffer.from(bytes);
+        const enc = encoding;
+        return encodeHeadAsync(owned, enc).then((encoded) => {
+          if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
+          writeTail(meta, recordId, nowUs, format);
+          const body = Buffer.from(assemble(encoded));
+          return { status: 200, headers: headers(meta, req, etag, enc), contentType: CONTENT_TYPES[format], body, rows: meta.count, format };
+        });
+      }
+      head = encoding === null ? bytes : encodeHead(bytes, encoding);
+      if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
+    }
+    if (head instanceof Uint8Array) encoding = null;
+    writeTail(meta, recordId, nowUs, format);
+    return { status: 200, headers: headers(meta, req, etag, encoding), contentType: CONTENT_TYPES[format], body: assemble(head), rows: meta.count, format };
   };
+}
+
+function ageHours(meta: PageMeta, nowUs: number): number | null {
+  return meta.maxObserved === null ? null : ((meta.asOfUs ?? nowUs) - meta.maxObserved) / 3_600_000_000;
 }
