@@ -51,7 +51,22 @@ export function writeArrowPage(page: PageView, metadata: ReadonlyMap<string, str
     writer.write(new RecordBatch(schema, struct));
   }
   writer.finish();
-  return writer.toUint8Array(true);
+  const bytes = writer.toUint8Array(true);
+  return page.count > 0 ? bytes : schemaOnly(bytes);
+}
+
+/**
+ * apache-arrow's stream writer emits an empty record batch when none was written; the
+ * contract's zero-row answer is the schema message and the end-of-stream marker only. A
+ * message is framed as 0xFFFFFFFF, its metadata length, the metadata (a schema has no body).
+ */
+function schemaOnly(stream: Uint8Array): Uint8Array {
+  const dv = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
+  const end = 8 + dv.getInt32(4, true);
+  const out = new Uint8Array(end + 8);
+  out.set(stream.subarray(0, end), 0);
+  new DataView(out.buffer).setUint32(end, 0xffffffff, true);
+  return out;
 }
 
 function at(oc: OutputColumn, rows: Int32Array, i: number): number {
