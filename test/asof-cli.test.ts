@@ -17,7 +17,7 @@ const GLMI = ['--source', 'x', '--product', 'glmi', '--dataset', 'marginality'];
 
 describe('pitcache asof: command line', () => {
   it.each([
-    [[...GLMI, '--format', 'xml'], /^pitcache asof: --format: must be one of json, csv, got "xml"\n$/],
+    [[...GLMI, '--format', 'xml'], /^pitcache asof: --format: must be one of json, csv, arrow, got "xml"\n$/],
     [[...GLMI, '--country', 'DE'], /^pitcache asof: --country: is not a filter of glmi \(its filters: --basin\), got "DE"\n$/],
     [['--source', 'x', '--product', 'gbsi_us', '--dataset', 'system_stress', '--basin', 'atlantic'], /^pitcache asof: --basin: is not a filter of gbsi_us \(it has none\)/],
     [[...GLMI, '--basin', 'atlantic,indian'], /^pitcache asof: --basin: basin must be one of atlantic, pacific, middle_east, got "atlantic,indian"\n$/],

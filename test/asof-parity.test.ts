@@ -1,10 +1,11 @@
+import { tableFromIPC, type Table as ArrowTable } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asofCommand } from '../src/cli/asof-command.js';
 import { parseCsv } from '../src/publish/csv-parse.js';
 import { MemoryOutput } from '../src/publish/output.js';
 import type { ColumnSpec, SnapshotSpec } from '../src/snapshot/arrow-writer.js';
 import { ManualClock } from '../src/time/clock.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 
 /**
  * Spec section 1, rule 5: an answer rebuilt from the stored files equals the API's. For
@@ -136,6 +137,29 @@ describe('asof rebuilds the API answer from the stored files', () => {
     throw new Error('cursor chain does not end');
   }
 
+  /** The API's pages of one format over the whole chain (cursor from x-next-cursor). */
+  async function apiPages(product: string, dataset: string, params: Params, format: 'csv' | 'arrow'): Promise<Buffer[]> {
+    const pages: Buffer[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 1000; page++) {
+      const q = new URLSearchParams({ ...params, limit: '7', format, ...(cursor === null ? {} : { cursor }) });
+      const r = await fetch(`${h.url}/${product}/${dataset}?${q.toString()}`, { headers: { 'x-api-key': TEST_KEY } });
+      expect(r.status).toBe(200);
+      pages.push(Buffer.from(await r.arrayBuffer()));
+      cursor = r.headers.get('x-next-cursor');
+      if (cursor === null) return pages;
+    }
+    throw new Error('cursor chain does not end');
+  }
+
+  async function asofBytes(product: string, dataset: string, params: Params, format: 'arrow'): Promise<Buffer> {
+    const flags = Object.entries(params).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, v]);
+    const io = { stdout: new MemoryOutput(), stderr: new MemoryOutput() };
+    const code = await asofCommand(['--source', h.dir, '--product', product, '--dataset', dataset, ...flags, '--format', format], {}, io, new ManualClock(0));
+    expect(code).toBe(0);
+    return io.stdout.bytes();
+  }
+
   async function asof(product: string, dataset: string, params: Params, format: 'json' | 'csv'): Promise<string> {
     const flags = Object.entries(params).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, v]);
     const io = { stdout: new MemoryOutput(), stderr: new MemoryOutput() };
@@ -158,6 +182,19 @@ describe('asof rebuilds the API answer from the stored files', () => {
       const row = expected[r] as Record<string, unknown>;
       doc.header.forEach((name, c) => expect(csvMeans(cells[c]!, row[name]), `${name} of row ${r}`).toBe(true));
     });
+  });
+
+  it.each(QUERIES)('%s/%s %j: csv is the API csv pages joined byte for byte; arrow holds the API arrow pages rows, typed the same', async (product, dataset, params) => {
+    const csvPages = await apiPages(product, dataset, params, 'csv');
+    const header = csvPages[0]!.toString().split('\n')[0]! + '\n';
+    const joined = header + csvPages.map((p) => p.toString().slice(header.length)).join('');
+    expect(await asof(product, dataset, params, 'csv')).toBe(joined);
+
+    const fileTable = tableFromIPC(await asofBytes(product, dataset, params, 'arrow'));
+    const apiTables = (await apiPages(product, dataset, params, 'arrow')).map((b) => tableFromIPC(b));
+    expect(fileTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(apiTables[0]!.schema.fields.map((f) => `${f.name}:${String(f.type)}`));
+    const rowsOf = (t: ArrowTable): string[] => t.toArray().map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    expect(rowsOf(fileTable)).toEqual(apiTables.flatMap(rowsOf));
   });
 
   it('covers answers that are empty, one page and several pages', async () => {

@@ -53,9 +53,9 @@ const asofOptions = z.object({
   dateTo: dateText('Upper bound of date, inclusive (the API\'s date_to).'),
   latest: booleanOption().optional().describe('The API\'s latest: true (its default) gives each series\' most recent row, false every row.'),
   ...filterOptions,
-  format: enumOption(['json', 'csv'] as const)
+  format: enumOption(['json', 'csv', 'arrow'] as const)
     .default('json')
-    .describe('json: one JSON array of every row, as the API renders them. csv: a header of the column names, then one line per row.'),
+    .describe('json: one JSON array of every row, as the API renders them. csv: a header of the column names, then one line per row. arrow: one Arrow IPC stream of every row, typed as stored.'),
 });
 
 type AsofOptions = z.infer<typeof asofOptions>;
@@ -66,7 +66,7 @@ export interface AsofConfig {
   readonly dataset: string;
   /** the query string the API would get for the same question, with the largest page */
   readonly rawQuery: string;
-  readonly format: 'json' | 'csv';
+  readonly format: 'json' | 'csv' | 'arrow';
   readonly s3: { readonly endpoint?: string; readonly forcePathStyle: boolean };
 }
 

@@ -36,6 +36,10 @@ export class MemoryOutput implements Output {
     this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
   }
 
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
   }

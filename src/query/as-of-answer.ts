@@ -2,6 +2,8 @@ import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { findProduct } from '../catalog/products.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { CsvRowRenderer } from '../render/csv-rows.js';
+import { writeArrowPage } from '../format/arrow-page.js';
+import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import { DatasetSlot } from '../server/dataset-slot.js';
 import { loadGeneration } from '../server/load-generation.js';
 import { inlineBuilder } from '../server/table-builder.js';
@@ -24,6 +26,8 @@ import { resolvePage, type Resume } from './resolve.js';
  * `data` arrays hold over the whole chain, concatenated. No envelope: retrieved_at,
  * record_id and the cursor describe an HTTP exchange, not the data.
  * csv: see render/csv-rows.ts.
+ * arrow: one Arrow IPC stream of every row, the API's arrow format (format/arrow-page.ts),
+ * with the series key in the schema metadata.
  */
 export interface AsOfRequest {
   readonly source: SnapshotSource;
@@ -31,7 +35,7 @@ export interface AsOfRequest {
   readonly dataset: string;
   /** the API query string (undecoded), e.g. `as_of=2026-04-02&country=DE,FR` */
   readonly rawQuery: string;
-  readonly format: 'json' | 'csv';
+  readonly format: 'json' | 'csv' | 'arrow';
   readonly out: Output;
   readonly clock: Clock;
 }
@@ -53,7 +57,11 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
 
   const w = new ByteWriter();
   const csv = req.format === 'csv' ? new CsvRowRenderer(gen.table) : null;
-  if (csv === null) {
+  // Arrow: row ids of every page, gathered into one batch at the end.
+  let arrowRows = req.format === 'arrow' ? new Int32Array(1024) : null;
+  if (req.format === 'arrow') {
+    // nothing before the rows: the schema comes with them
+  } else if (csv === null) {
     await req.out.write('[');
   } else {
     csv.writeHeader(w);
@@ -65,7 +73,14 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
   for (;;) {
     const page = resolvePage(gen.table, query, resume);
     pages++;
-    if (csv !== null) {
+    if (arrowRows !== null) {
+      if (arrowRows.length < rows + page.count) {
+        const grown = new Int32Array(Math.max(rows + page.count, arrowRows.length * 2));
+        grown.set(arrowRows.subarray(0, rows));
+        arrowRows = grown;
+      }
+      arrowRows.set(page.rows.subarray(0, page.count), rows);
+    } else if (csv !== null) {
       csv.writeRows(w, page.rows, page.count);
       await flush(w, req.out);
     } else if (page.count > 0) {
@@ -83,7 +98,11 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
     resume = decodeCursor(token);
     if (resume === null) throw new Error('internal: a cursor of this answer does not decode');
   }
-  if (csv === null) await req.out.write(']\n');
+  if (arrowRows !== null) {
+    const columns = gen.table.columns.map((column) => ({ column, at: 'row' as const }));
+    const meta = new Map([[SERIES_KEY_METADATA, JSON.stringify(gen.table.seriesKey)]]);
+    await req.out.write(writeArrowPage({ columns, rows: arrowRows, count: rows, seriesKey: gen.table.seriesKey }, meta));
+  } else if (csv === null) await req.out.write(']\n');
   return { generation: gen.number, rows, pages };
 }
 
