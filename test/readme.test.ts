@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ADMIN_KEY, DEMO_EU_KEY, DEMO_KEY } from '../loaders/demo/keys.js';
 import { optionsMarkdownTable } from '../src/cli/usage.js';
+import { silentLogger } from '../src/log/logger.js';
 import { serveOptionRows } from '../src/config/serve-config.js';
 
 describe('README tells the truth', () => {
@@ -14,4 +15,33 @@ describe('README tells the truth', () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     for (const key of [DEMO_KEY, DEMO_EU_KEY, DEMO_ADMIN_KEY]) expect(readme).toContain(key);
   });
+});
+
+describe('README examples answer on the demo', () => {
+  it('every data URL the README shows is a 200 from a server on the demo data, in the format it names', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { ensureDemoData, demoKeysConfig } = await import('../loaders/demo/index.js');
+    const { LocalSource } = await import('../loaders/local-source.js');
+    const { startServer } = await import('../src/server/start.js');
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const urls = [...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? [])].filter((u) => !u.includes('/admin/'));
+    expect(urls.length).toBeGreaterThanOrEqual(4);
+    const dir = await mkdtemp(join(tmpdir(), 'pitcache-readme-'));
+    await ensureDemoData(dir, silentLogger);
+    const server = await startServer({ source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
+    try {
+      for (const url of urls) {
+        const r = await fetch(url.replace('http://127.0.0.1:8080', `http://127.0.0.1:${server.port}`), { headers: { 'x-api-key': DEMO_KEY } });
+        expect(r.status, url).toBe(200);
+        expect(Number(r.headers.get('x-count')), url).toBeGreaterThan(0);
+        const format = /format=(\w+)/.exec(url)?.[1] ?? 'json';
+        expect(r.headers.get('content-type'), url).toContain({ json: 'application/json', csv: 'text/csv', arrow: 'application/vnd.apache.arrow.stream' }[format]);
+      }
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
