@@ -153,11 +153,13 @@ function gather(oc: OutputColumn, rows: Int32Array, n: number): Data {
         offsets[i + 1] = total;
       }
       const data = new Uint8Array(total);
+      const src = bytes.bytes;
       for (let i = 0; i < n; i++) {
-        const start = offsets[i]!;
-        if (offsets[i + 1] === start) continue;
-        const code = c.codes[at(oc, rows, i)]!;
-        data.set(bytes.bytes.subarray(bytes.offsets[code]!, bytes.offsets[code + 1]!), start);
+        let p = offsets[i]!;
+        const end = offsets[i + 1]!;
+        if (end === p) continue;
+        // A byte loop, not set(subarray): no view object per cell (strings here are short).
+        for (let q = bytes.offsets[c.codes[at(oc, rows, i)]!]!; p < end; ) data[p++] = src[q++]!;
       }
       return makeData({ type: new Utf8(), valueOffsets: offsets, data, ...base });
     }
