@@ -55,6 +55,8 @@ export interface ResponseCacheStats {
   readonly stores: number;
   /** heads dropped to stay within the byte bound */
   readonly evictions: number;
+  /** heads not kept because one alone exceeds the bound */
+  readonly tooLarge: number;
   readonly entries: number;
 }
 
@@ -72,6 +74,7 @@ export class ResponseCache {
   private misses = 0;
   private stores = 0;
   private evictions = 0;
+  private tooLarge = 0;
 
   constructor(maxBytes: number) {
     this.lru = new LRUCache<string, Entry>({
@@ -101,10 +104,11 @@ export class ResponseCache {
   /** Keeps an owned entry unconditionally (an encoding computed off-thread is worth keeping). */
   set(key: string, head: Uint8Array | EncodedHead, meta: PageMeta): void {
     this.lru.set(key, { head, meta });
-    this.stores++;
+    if (this.lru.has(key)) this.stores++;
+    else this.tooLarge++;
   }
 
   stats(): ResponseCacheStats {
-    return { hits: this.hits, misses: this.misses, stores: this.stores, evictions: this.evictions, entries: this.lru.size };
+    return { hits: this.hits, misses: this.misses, stores: this.stores, evictions: this.evictions, tooLarge: this.tooLarge, entries: this.lru.size };
   }
 }
