@@ -21,18 +21,33 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** An error meant for the caller. `param` names the one query parameter at fault, if any. */
+/** Response headers as name/value pairs, in the order they are written. */
+export type HeaderPairs = ReadonlyArray<readonly [string, string]>;
+
+const NO_HEADERS: HeaderPairs = [];
+
+/**
+ * An error meant for the caller. `param` names the one query parameter at fault, if any.
+ * `headers` go out with its answer (Allow on a 405, Retry-After on a 429), so the error
+ * is the whole answer: no handler builds an error response by hand.
+ */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly param?: string,
+    readonly headers: HeaderPairs = NO_HEADERS,
   ) {
     super(message);
     this.name = 'ApiError';
     this.status = ERROR_STATUS[code];
   }
+}
+
+/** 405 with the Allow header (RFC 9110 15.5.6); `allow` as it is written, e.g. `GET, HEAD`. */
+export function methodNotAllowed(method: string, allow: string): ApiError {
+  return new ApiError('method_not_allowed', `${method} is not allowed; use ${allow.replace(', ', ' or ')}`, undefined, [['Allow', allow]]);
 }
 
 export function invalidParam(param: string, message: string): ApiError {

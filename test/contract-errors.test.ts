@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../src/time/clock.js';
-import { EU_KEY, TEST_KEY, defaultKeysJson, startHarness, type Harness, type Reply } from './support/harness.js';
+import { EU_KEY, TEST_KEY, defaultKeysJson, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
 import { expectError, pitSnapshot, rowsOf, type PitRow } from './support/fixtures.js';
 
 const LIMITED_KEY = 'test-key-limited';
@@ -48,7 +48,7 @@ describe('contract 5: errors', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], ROWS) },
         { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], [{ key: { country: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'de' }]) },

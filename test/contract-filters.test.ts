@@ -3,7 +3,7 @@
  * allowed basins) and unknown parameters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot, tagsOf, type PitRow } from './support/fixtures.js';
 
 function row(key: Record<string, string>, date: string, tag: string): PitRow {
@@ -42,7 +42,7 @@ describe('contract 3: filters', () => {
   const tags = async (path: string) => tagsOf(await h.get(path));
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], EU, { dictionaryKeys: true }) },
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], GLMI) },

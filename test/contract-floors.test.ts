@@ -4,7 +4,7 @@
  * gbsi_eu (floor 2026-01-13) and glmi (floor 2026-03-02) so that only the floor differs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { pitSnapshot, rowsOf, type PitRow } from './support/fixtures.js';
 
 /** s1 has a version on each side of both floor ends; s2 is observed early but effective late. */
@@ -25,7 +25,7 @@ describe('spec 8 / contract 1: vintage floors', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], rows('country', 'DE', 'FR')) },
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], rows('basin', 'atlantic', 'pacific')) },

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot, rowsOf, type PitRow } from './support/fixtures.js';
 
 const HASHED = 'hashed-secret-key';
@@ -18,7 +18,7 @@ describe('contract 7: keys file', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], [ROW({ basin: 'atlantic' })]) },
         { productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], [ROW({ bidding_zone: 'FR' })]) },

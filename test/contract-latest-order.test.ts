@@ -3,7 +3,7 @@
  * the series-key columns in declared order, each by UTF-8 byte order).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot, rowsOf, tagsOf, type PitRow } from './support/fixtures.js';
 
 /** wrsi, key (geography, region_type): each row is effective the day after its date, observed at 06:00 that day. */
@@ -41,7 +41,7 @@ describe('contract 2: latest, date bounds and row order', () => {
   const wrsi = async (q: string) => tagsOf(await h.get(`/wrsi/forecast_stress${q}`));
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'wrsi', dataset: 'forecast_stress', spec: pitSnapshot(['geography', 'region_type'], WRSI) },
         { productId: 'wssi_us', dataset: 'demand_shock', spec: pitSnapshot(['region_id', 'region_type'], WSSI, { dictionaryKeys: true, batchRows: 3 }) },

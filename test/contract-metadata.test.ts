@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessLog } from '../src/log/access-log.js';
 import type { ManualClock } from '../src/time/clock.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { RECORD_ID, pitSnapshot, tagsOf, type PitRow } from './support/fixtures.js';
 
 const PATH = '/gbsi_eu/system_stress';
@@ -28,7 +28,7 @@ describe('contract 4: response metadata', () => {
   const START = Date.parse('2026-11-20T12:00:00Z');
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], ROWS) }],
       server: { accessLog: new AccessLog({ sink: { write: (chunk: string) => logLines.push(chunk) }, flushBytes: 1 }) },
     });

@@ -3,7 +3,7 @@
  * chains and the cursor's binding to its query.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot, rowsOf, tagsOf, type DataRow, type PitRow } from './support/fixtures.js';
 
 const ZONES = ['DE', 'FR', 'NL'];
@@ -51,7 +51,7 @@ describe('spec 4.4 / contract 2: pagination', () => {
 
   beforeAll(async () => {
     expect(gridRows('x').length).toBe(310);
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], gridRows('bidding_zone'), { batchRows: 64 }) },
         { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], gridRows('country')) },

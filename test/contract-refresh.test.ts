@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot, tagsOf, type PitRow } from './support/fixtures.js';
 
 const REF = { productId: 'pemi', dataset: 'grid_stress' };
@@ -33,7 +33,7 @@ describe('contract 2/6: refresh while serving', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }] });
+    h = await startInProcessHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }] });
   });
   afterAll(() => h.close());
 
@@ -78,7 +78,7 @@ describe('contract 2: cursor_expired', () => {
 
   beforeAll(async () => {
     // No room to keep a superseded generation: a refresh drops the old one at once.
-    h = await startHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }], server: { retainedBytes: 1 } });
+    h = await startInProcessHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }], server: { retainedBytes: 1 } });
   });
   afterAll(() => h.close());
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotSpec } from '../src/snapshot/arrow-writer.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { day, micros, rowsOf } from './support/fixtures.js';
 
 const N = 6;
@@ -62,7 +62,7 @@ describe('contract 4: rendering of every Arrow type', () => {
   let text: string;
 
   beforeAll(async () => {
-    h = await startHarness({ datasets: [{ productId: 'gbsi_us', dataset: 'system_stress', spec: SPEC }] });
+    h = await startInProcessHarness({ datasets: [{ productId: 'gbsi_us', dataset: 'system_stress', spec: SPEC }] });
     const r = await h.get('/gbsi_us/system_stress?latest=false');
     text = r.text;
     rows = rowsOf(r);

@@ -10,7 +10,7 @@ import { RecordBatch, RecordBatchFileWriter, Schema, Table } from 'apache-arrow'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot, buildArrowTable, type ColumnSpec, type IpcFormat, type SnapshotSpec } from '../src/snapshot/arrow-writer.js';
 import { ManualClock } from '../src/time/clock.js';
-import { ADMIN_KEY, startHarness, type Harness } from './support/harness.js';
+import { ADMIN_KEY, startInProcessHarness, type Harness } from './support/harness.js';
 import { day, expectError, micros, rowsOf } from './support/fixtures.js';
 
 const OBJECT = 'snapshots/00000001.arrow';
@@ -141,7 +141,7 @@ for (const [name, faults, format] of [
     let h: Harness;
 
     beforeAll(async () => {
-      h = await startHarness({
+      h = await startInProcessHarness({
         datasets: [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: validSpec({ country: 'DE' }), format }],
         prepare: async (dir) => {
           for (const f of faults) {
@@ -186,7 +186,7 @@ describe('contract 6/8: a manifest that names a missing object', () => {
 
   beforeAll(async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 20, 12, 0, 0));
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: validSpec({ country: 'DE' }) }],
       clock,
       prepare: (dir) => publish(dir, 'glmi', 'marginality', { bytes: bytesOf(validSpec({ basin: 'atlantic' })), writeObject: false }),

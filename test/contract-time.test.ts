@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotSpec } from '../src/snapshot/arrow-writer.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { startInProcessHarness, type Harness } from './support/harness.js';
 import { day, micros, pitSnapshot, rowsOf, tagOfCase, tagsOf, type PitRow } from './support/fixtures.js';
 
 const PATH = '/gbsi_us/system_stress';
@@ -71,7 +71,7 @@ describe('contract 1 / spec 2.3, 4.3: point-in-time resolution', () => {
   const tag = async (asOf: string | null, name: string) => tagOfCase(await at(asOf), name);
 
   beforeAll(async () => {
-    h = await startHarness({
+    h = await startInProcessHarness({
       datasets: [
         { productId: 'gbsi_us', dataset: 'system_stress', spec: pitSnapshot(['case'], ROWS, { batchRows: 3 }) },
         { productId: 'gbsi_us', dataset: 'balance_momentum', spec: UNITS },

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { jsonLiterals } from '../src/render/json-literals.js';
 import { buildStringDictionary, compareUtf8 } from '../src/store/string-dictionary.js';
 import { rng } from './support/rng.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The JSON writer's literal of one value (built from the dictionary on first use). */
 function literalOf(dict: ReturnType<typeof buildStringDictionary>, code: number): Uint8Array {
-  return dict.json.subarray(dict.jsonOffsets[code]!, dict.jsonOffsets[code + 1]!);
+  const lit = jsonLiterals(dict);
+  return lit.bytes.subarray(lit.offsets[code]!, lit.offsets[code + 1]!);
+}
+
+function utf8Of(dict: ReturnType<typeof buildStringDictionary>, code: number): Buffer {
+  return Buffer.from(dict.utf8.subarray(dict.utf8Offsets[code]!, dict.utf8Offsets[code + 1]!));
 }
 
 /** WTF-8: UTF-8 where a lone surrogate is encoded like any other BMP code point. */
@@ -33,7 +40,7 @@ function expectRanksFollow(values: string[], compare: (a: string, b: string) => 
   expect(byRank).toEqual(expected);
 }
 
-describe('buildStringDictionary: JSON literals', () => {
+describe('buildStringDictionary, and its JSON literals (jsonLiterals)', () => {
   const controls = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c));
   const values = [
     '',
@@ -81,10 +88,25 @@ describe('buildStringDictionary: JSON literals', () => {
 
   it('maps every value to its index in codeOf and keeps arrays on shared memory', () => {
     values.forEach((v, c) => expect(dict.codeOf.get(v)).toBe(c));
-    expect(dict.json.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(dict.jsonOffsets.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(dict.utf8.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(dict.utf8Offsets.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(dict.rank.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(dict.jsonOffsets.length).toBe(values.length + 1);
+    expect(dict.utf8Offsets.length).toBe(values.length + 1);
+    expect(jsonLiterals(dict).offsets.length).toBe(values.length + 1);
+  });
+
+  it('holds each value as its UTF-8 bytes (a lone surrogate as U+FFFD, as TextEncoder writes it)', () => {
+    const encoder = new TextEncoder();
+    for (let c = 0; c < values.length; c++) expect(utf8Of(dict, c).equals(Buffer.from(encoder.encode(values[c]!))), JSON.stringify(values[c])).toBe(true);
+    expect(utf8Of(dict, values.indexOf('\ud800')).equals(Buffer.from([0xef, 0xbf, 0xbd]))).toBe(true);
+  });
+
+  it('builds the literals once per dictionary (the JSON writer reuses them) and bounds their length', () => {
+    const lit = jsonLiterals(dict);
+    expect(jsonLiterals(dict)).toBe(lit);
+    let longest = 0;
+    for (let c = 0; c < values.length; c++) longest = Math.max(longest, literalOf(dict, c).length);
+    expect(lit.maxBytes).toBe(longest);
   });
 
   it('refuses duplicate values', () => {
@@ -94,7 +116,9 @@ describe('buildStringDictionary: JSON literals', () => {
   it('handles an empty dictionary', () => {
     const empty = buildStringDictionary([]);
     expect(empty.rank.length).toBe(0);
-    expect(empty.jsonOffsets[0]).toBe(0);
+    expect(empty.utf8Offsets[0]).toBe(0);
+    expect(jsonLiterals(empty).offsets[0]).toBe(0);
+    expect(jsonLiterals(empty).maxBytes).toBe(0);
   });
 });
 

@@ -3,7 +3,7 @@ import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import type { ManualClock } from '../src/time/clock.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
-import { ADMIN_KEY, startHarness, type Harness, type Reply } from './support/harness.js';
+import { ADMIN_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
 
 const COUNTRIES = ['DE', 'FR', 'NL'];
 
@@ -47,8 +47,8 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
   let plain: Harness;
   const datasets = [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], rows(1)) }];
   beforeAll(async () => {
-    cached = await startHarness({ datasets, server: { responseCacheBytes: 4 * 1024 * 1024 } });
-    plain = await startHarness({ datasets });
+    cached = await startInProcessHarness({ datasets, server: { responseCacheBytes: 4 * 1024 * 1024 } });
+    plain = await startInProcessHarness({ datasets });
   });
   afterAll(async () => {
     await cached?.close();
@@ -63,6 +63,9 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
         expect(stable(a), `${q} round ${round}`).toEqual(stable(b));
       }
     }
+    // Round 1 remembers each query (doorkeeper), round 2 keeps its head, round 3 is served from the cache.
+    expect(cached.cacheStats().response).toMatchObject({ hits: QUERIES.length, misses: 2 * QUERIES.length, stores: QUERIES.length, evictions: 0, tooLarge: 0 });
+    expect(plain.cacheStats().response).toBeNull();
   });
 
   it('follows cursor chains page by page from the cache as without it', async () => {
@@ -122,14 +125,33 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
   });
 
   it('stays correct when the bound holds less than one body (every entry evicted)', async () => {
-    const tiny = await startHarness({ datasets, server: { responseCacheBytes: 1 } });
+    const tiny = await startInProcessHarness({ datasets, server: { responseCacheBytes: 1 } });
     try {
       for (const q of QUERIES) {
         expect(stable(await tiny.get(`/gbsi_eu/system_stress?${q}`)), q).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${q}`)));
         expect(stable(await tiny.get(`/gbsi_eu/system_stress?${q}`)), q).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${q}`)));
       }
+      // Every second ask is admitted, and its head alone exceeds the bound: nothing is kept or served.
+      expect(tiny.cacheStats().response).toMatchObject({ hits: 0, misses: 2 * QUERIES.length, stores: 0, tooLarge: QUERIES.length, entries: 0 });
     } finally {
       await tiny.close();
+    }
+  });
+
+  it('evicts the least recently used heads to stay within its bound, and serves the ones it keeps', async () => {
+    const small = await startInProcessHarness({ datasets, server: { responseCacheBytes: 4 * 1024 } });
+    try {
+      for (let round = 0; round < 2; round++) for (const q of QUERIES) await small.get(`/gbsi_eu/system_stress?${q}`);
+      const kept = small.cacheStats().response!;
+      expect(kept.evictions).toBeGreaterThan(0);
+      expect(kept.stores).toBe(kept.evictions + kept.entries);
+      expect(kept.entries).toBeLessThan(QUERIES.length);
+      // The last query stored is the most recent: still there.
+      const last = QUERIES[QUERIES.length - 1]!;
+      expect(stable(await small.get(`/gbsi_eu/system_stress?${last}`))).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${last}`)));
+      expect(small.cacheStats().response!.hits).toBe(kept.hits + 1);
+    } finally {
+      await small.close();
     }
   });
 });

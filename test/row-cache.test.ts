@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
-import { ADMIN_KEY, startHarness, type Harness, type Reply } from './support/harness.js';
+import { ADMIN_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
 
 const COUNTRIES = ['DE', 'FR', 'NL'];
 
@@ -42,9 +42,9 @@ describe('row cache (rendered rows reused by overlapping queries)', () => {
   let plain: Harness;
   const cached: Harness[] = [];
   beforeAll(async () => {
-    plain = await startHarness({ datasets, server: { rowCacheBytes: 0 } });
+    plain = await startInProcessHarness({ datasets, server: { rowCacheBytes: 0 } });
     // one slot (every row evicts the last), a few slots, and room for everything
-    for (const rowCacheBytes of [1, 8 * 512, 16 * 1024 * 1024]) cached.push(await startHarness({ datasets, server: { rowCacheBytes } }));
+    for (const rowCacheBytes of [1, 8 * 512, 16 * 1024 * 1024]) cached.push(await startInProcessHarness({ datasets, server: { rowCacheBytes } }));
   });
   afterAll(async () => {
     await plain?.close();
@@ -56,6 +56,15 @@ describe('row cache (rendered rows reused by overlapping queries)', () => {
       const want = norm(await plain.get(path));
       for (const h of cached) expect(norm(await h.get(path)), path).toBe(want);
     }
+    expect(plain.cacheStats().rows).toBeNull();
+    const [oneSlot, fewSlots, roomy] = cached.map((h) => h.cacheStats().rows!);
+    // Consecutive steps share all but a day of rows: with room for them, most rows are copies.
+    expect(roomy!.hits).toBeGreaterThan(2 * roomy!.misses);
+    expect(roomy!.evictions).toBe(0);
+    // One slot: every stored row evicts the one before.
+    expect(oneSlot!.slots).toBe(1);
+    expect(oneSlot!.evictions).toBeGreaterThan(0);
+    expect(fewSlots!.evictions).toBeGreaterThan(0);
   });
 
   it('never serves a row of a superseded generation', async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
+import { ADMIN_KEY, startHarness, type Harness } from './support/harness.js';
 
 const D = (s: string) => Math.round(Date.parse(s + 'T00:00:00Z') / 86_400_000);
 const US = (s: string) => Date.parse(s) * 1000;
 
-describe('smoke: one dataset end to end', () => {
+describe('smoke: one dataset end to end, every endpoint over the socket (the contract suite runs in process)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
@@ -42,5 +42,29 @@ describe('smoke: one dataset end to end', () => {
     expect(then.body.data.map((r: { value: number }) => r.value)).toEqual([1.5]);
     const range = await h.get('/glmi/marginality?date_from=2026-04-01&basin=atlantic');
     expect(range.body.data.map((r: { value: number }) => r.value)).toEqual([2.5, 3.5]);
+  });
+
+  it('answers health, readiness and the admin endpoints over uWS, and the route table\'s 404 and 405', async () => {
+    expect(h.transport).toBe('uws');
+    const health = await h.get('/healthz', null);
+    expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
+    const ready = await h.get('/readyz', null);
+    expect(ready.status).toBe(200);
+    expect(ready.body.ready).toBe(true);
+    const status = await h.get('/admin/status', ADMIN_KEY);
+    expect(status.status).toBe(200);
+    expect(status.body.datasets.find((d: { dataset: string }) => d.dataset === 'glmi/marginality').generation).toBe(1);
+    const refresh = await h.get('/admin/refresh', ADMIN_KEY, { method: 'POST' });
+    expect([refresh.status, refresh.body.changed]).toEqual([200, []]);
+    for (const path of ['/glmi/marginality/walk_forward', '/glmi/marginality/vintages', '/glmi/nope']) {
+      const r = await h.get(path);
+      expect([r.status, r.body.error.code], path).toEqual([404, 'not_found']);
+    }
+    const post = await h.get('/glmi/marginality', undefined, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    const healthPost = await h.get('/healthz', null, { method: 'POST' });
+    expect([healthPost.status, healthPost.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    const refreshGet = await h.get('/admin/refresh', ADMIN_KEY);
+    expect([refreshGet.status, refreshGet.headers.get('allow')]).toEqual([405, 'POST']);
   });
 });

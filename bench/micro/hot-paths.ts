@@ -8,7 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { findProduct } from '../../src/catalog/products.js';
 import { parseQuery } from '../../src/query/parse-query.js';
-import { resolvePage } from '../../src/query/resolve.js';
+import { PageResolver } from '../../src/query/page-resolver.js';
+import { SeriesValueIndex } from '../../src/query/series-value-index.js';
 import { ByteWriter } from '../../src/render/byte-writer.js';
 import { writeEnvelope, type EnvelopeMeta } from '../../src/render/envelope.js';
 import { RowCache } from '../../src/render/row-cache.js';
@@ -46,6 +47,9 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   const table = buildTable(decodeArrowSnapshot(bytes), dayEndUs(parseDate(product.floor)!));
   const buildMs = performance.now() - t0;
   const renderer = new RowRenderer(table);
+  const resolver = new PageResolver();
+  const gen = { table, seriesIndex: new SeriesValueIndex(table) };
+  const resolvePage = (q: (typeof parsed)[string], resume: null) => resolver.resolve(gen, q, resume);
   const rowCache = new RowCache(64 * 1024 * 1024);
   const out = new ByteWriter(256 * 1024);
   const raw = (q: BenchQuery): string => toPath(q).split('?')[1] ?? '';
@@ -62,10 +66,10 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   }
   for (const [name, q] of Object.entries(parsed)) {
     bench.add(`resolvePage (${name})`, () => {
-      sink += resolvePage(table, q, null).count;
+      sink += resolvePage(q, null).count;
     });
     // The page is copied: resolvePage's result is scratch memory that the next call reuses.
-    const page = resolvePage(table, q, null);
+    const page = resolvePage(q, null);
     const rows = page.rows.slice(0, page.count);
     const renderName = `RowRenderer.writeRows (${name}, ${page.count} rows)`;
     const envelopeName = `writeEnvelope + writeRows (${name}, ${page.count} rows)`;

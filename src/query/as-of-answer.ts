@@ -1,5 +1,6 @@
 import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { findProduct } from '../catalog/products.js';
+import { JsonFormatWriter } from '../format/json/json-writer.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { CsvRowRenderer } from '../render/csv-rows.js';
 import { writeArrowPage } from '../format/arrow-page.js';
@@ -12,7 +13,7 @@ import type { Clock } from '../time/clock.js';
 import type { Output } from '../publish/output.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { parseQuery } from './parse-query.js';
-import { resolvePage, type Resume } from './resolve.js';
+import { PageResolver, type Resume } from './page-resolver.js';
 
 /**
  * `pitcache asof`: the answer to an API query rebuilt from the stored files (spec section 1,
@@ -57,6 +58,8 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
 
   const w = new ByteWriter();
   const csv = req.format === 'csv' ? new CsvRowRenderer(gen.table) : null;
+  const json = new JsonFormatWriter();
+  const resolver = new PageResolver();
   // Arrow: row ids of every page, gathered into one batch at the end.
   let arrowRows = req.format === 'arrow' ? new Int32Array(1024) : null;
   if (req.format === 'arrow') {
@@ -71,7 +74,7 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
   let rows = 0;
   let pages = 0;
   for (;;) {
-    const page = resolvePage(gen.table, query, resume);
+    const page = resolver.resolve(gen, query, resume);
     pages++;
     if (arrowRows !== null) {
       if (arrowRows.length < rows + page.count) {
@@ -84,10 +87,10 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
       csv.writeRows(w, page.rows, page.count);
       await flush(w, req.out);
     } else if (page.count > 0) {
-      // The renderer writes `[...]`; pages join into one array.
+      // The JSON writer writes `[...]`; pages join into one array.
       if (rows > 0) w.byte(0x2c);
       const start = w.pos;
-      gen.renderer.writeRows(w, page.rows, page.count);
+      json.writeRows(w, { columns: gen.outputColumns, rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey });
       w.buf.copyWithin(start, start + 1, w.pos - 1);
       w.pos -= 2;
       await flush(w, req.out);

@@ -1,43 +1,16 @@
 import type { StringColumn } from '../store/column.js';
 import type { Table } from '../store/table.js';
 import type { FilterClause } from './query.js';
-
-/**
- * Per series-key column of a generation: the series holding each value, ascending.
- * Series of code c are series[start[c] .. start[c+1]). Built on first use, once per
- * generation (O(series)), so a filtered request touches only the series it names.
- */
-interface ValueIndex {
-  readonly start: Int32Array;
-  readonly series: Int32Array;
-}
-
-const indexes = new WeakMap<StringColumn, ValueIndex>();
-
-function valueIndex(table: Table, col: StringColumn): ValueIndex {
-  let idx = indexes.get(col);
-  if (idx !== undefined) return idx;
-  const n = col.dict.values.length;
-  const s = table.seriesCount;
-  const start = new Int32Array(n + 1);
-  const firstRow = (i: number): number => table.keyRowStart[table.seriesKeyStart[i]!]!;
-  for (let i = 0; i < s; i++) start[col.codes[firstRow(i)]! + 1]!++;
-  for (let c = 0; c < n; c++) start[c + 1]! += start[c]!;
-  const fill = start.slice(0, n);
-  const series = new Int32Array(s);
-  for (let i = 0; i < s; i++) series[fill[col.codes[firstRow(i)]!]!++] = i;
-  idx = { start, series };
-  indexes.set(col, idx);
-  return idx;
-}
+import type { SeriesValueIndex } from './series-value-index.js';
 
 /**
  * Series matching every filter (exact, case-sensitive; a list means any of its values),
  * ascending (= output order). Writes into `out` and returns the count. Without filters it
- * lists every series; with filters it starts from the first clause's value index, so the
- * cost follows the series that match, not the dataset.
+ * lists every series; with filters it starts from the first clause's value index (owned by
+ * the generation, built on first use), so the cost follows the series that match, not the
+ * dataset.
  */
-export function selectSeries(table: Table, filters: readonly FilterClause[], out: Int32Array): number {
+export function selectSeries(table: Table, index: SeriesValueIndex, filters: readonly FilterClause[], out: Int32Array): number {
   const s = table.seriesCount;
   if (filters.length === 0) {
     for (let i = 0; i < s; i++) out[i] = i;
@@ -45,7 +18,7 @@ export function selectSeries(table: Table, filters: readonly FilterClause[], out
   }
   const colOf = (f: FilterClause): StringColumn => table.seriesColumns[table.seriesKey.indexOf(f.column)]!;
   const first = colOf(filters[0]!);
-  const idx = valueIndex(table, first);
+  const idx = index.of(first);
   let count = 0;
   for (const v of filters[0]!.values) {
     const code = first.dict.codeOf.get(v);

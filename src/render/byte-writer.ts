@@ -9,13 +9,20 @@ const LOOP_COPY_MAX = 64;
  * `ensure` and then write into `buf` at `pos` directly; the methods here are for the rest.
  */
 export class ByteWriter {
-  /** Current storage: replaced (never shrunk) when it grows, so re-read it after `ensure`. */
-  buf: Buffer;
-  /** Bytes written so far. */
+  private storage: Buffer;
+  /**
+   * Bytes written so far. Hot writers reserve room with `ensure`, write into `buf` from
+   * here, and set it to their end (never past what they reserved): that is the protocol.
+   */
   pos = 0;
 
   constructor(initialCapacity = 64 * 1024) {
-    this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity));
+    this.storage = Buffer.allocUnsafe(Math.max(16, initialCapacity));
+  }
+
+  /** Current storage: replaced (never shrunk) when it grows, so re-read it after `ensure`. Only this class swaps it. */
+  get buf(): Buffer {
+    return this.storage;
   }
 
   reset(): void {
@@ -24,38 +31,38 @@ export class ByteWriter {
 
   /** Makes room for n more bytes. */
   ensure(n: number): void {
-    if (this.pos + n > this.buf.length) this.grow(n);
+    if (this.pos + n > this.storage.length) this.grow(n);
   }
 
   private grow(n: number): void {
-    let cap = this.buf.length * 2;
+    let cap = this.storage.length * 2;
     while (cap < this.pos + n) cap *= 2;
     const next = Buffer.allocUnsafe(cap);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    this.storage.copy(next, 0, 0, this.pos);
+    this.storage = next;
   }
 
   /** The bytes written since the last reset; valid until the next reset or write. */
   view(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
+    return this.storage.subarray(0, this.pos);
   }
 
   byte(b: number): void {
     this.ensure(1);
-    this.buf[this.pos++] = b;
+    this.storage[this.pos++] = b;
   }
 
   /** src[start..end) */
   bytes(src: Uint8Array, start = 0, end = src.length): void {
     const n = end - start;
     this.ensure(n);
-    this.pos = copyBytes(this.buf, this.pos, src, start, end);
+    this.pos = copyBytes(this.storage, this.pos, src, start, end);
   }
 
   /** A string of code units below 256, one byte each (latin1). */
   ascii(s: string): void {
     this.ensure(s.length);
-    const b = this.buf;
+    const b = this.storage;
     const p = this.pos;
     if (s.length <= LOOP_COPY_MAX) {
       for (let i = 0; i < s.length; i++) b[p + i] = s.charCodeAt(i);
@@ -68,24 +75,24 @@ export class ByteWriter {
   /** Any string, UTF-8 encoded. */
   utf8(s: string): void {
     this.ensure(Buffer.byteLength(s, 'utf8'));
-    this.pos += this.buf.write(s, this.pos, 'utf8');
+    this.pos += this.storage.write(s, this.pos, 'utf8');
   }
 
   /** An integer of magnitude at most 2^53. */
   int(n: number): void {
     this.ensure(MAX_NUMBER_BYTES);
-    this.pos = putInt(this.buf, this.pos, n);
+    this.pos = putInt(this.storage, this.pos, n);
   }
 
   /** A double as an exactly round-tripping JSON number; NaN and infinities as null. */
   float(x: number): void {
     this.ensure(MAX_NUMBER_BYTES);
-    this.pos = putFloat(this.buf, this.pos, x);
+    this.pos = putFloat(this.storage, this.pos, x);
   }
 
   null(): void {
     this.ensure(4);
-    this.pos = putNull(this.buf, this.pos);
+    this.pos = putNull(this.storage, this.pos);
   }
 }
 

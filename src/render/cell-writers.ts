@@ -2,6 +2,7 @@ import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../
 import { copyBytes } from './byte-writer.js';
 import { putFloat } from './format-float.js';
 import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
+import { jsonLiterals } from './json-literals.js';
 import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from './format-time.js';
 
 /** Writes the JSON value of one cell at p (room reserved); returns the next position. */
@@ -115,10 +116,7 @@ function int64Writer(values: BigInt64Array): CellWriter {
 }
 
 function stringWriter(codes: Int32Array, dict: StringDictionary): CompiledCell {
-  const json = dict.json;
-  const offsets = dict.jsonOffsets;
-  let maxBytes = 0;
-  for (let c = 0; c + 1 < offsets.length; c++) maxBytes = Math.max(maxBytes, offsets[c + 1]! - offsets[c]!);
+  const { bytes: json, offsets, maxBytes } = jsonLiterals(dict);
   const write: CellWriter = (b, p, row) => {
     const code = codes[row]!;
     return copyBytes(b, p, json, offsets[code]!, offsets[code + 1]!);

@@ -1,18 +1,17 @@
 import type { Table } from '../store/table.js';
 import type { ByteWriter } from './byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
-import { ROW_SLOT_BYTES, type RowCache } from './row-cache.js';
+import { newRowCacheOwner, type RowCache } from './row-cache.js';
 
 /** Writes one row object `{...}` at p (room reserved; dv views the same bytes as b); returns the next position. */
 type RowWriter = (b: Uint8Array, dv: DataView, p: number, row: number) => number;
 
-/** Renderer ids of this thread: a RowCache tells renderers (tables, generations) apart by them. */
-let nextId = 0;
-
 /**
  * Renders rows of one table (one generation) as a JSON array, without an object per row.
+ * The columns are the table's stored columns to write, in order: all of them, or a
+ * projection (`columns=`); the JSON writer keeps one renderer per (table, layout).
  *
- * Built once per table: the row writer is generated as straight-line code for this schema.
+ * Built once per table and layout: the row writer is generated as straight-line code for this schema.
  * Every key (`"date":`, `,"col":`) becomes constant byte stores, and each column's writer is
  * called from its own call site. A loop over an array of writers would make that one call
  * site megamorphic (never inlined) and would copy the keys byte by byte from memory; the
@@ -22,11 +21,9 @@ let nextId = 0;
 export class RowRenderer {
   private readonly writeRow: RowWriter;
   /** Upper bound on one row's bytes, its separating comma included. */
-  private readonly maxRowBytes: number;
-  /** unique among the renderers of this thread */
-  private readonly id = nextId++;
-  /** spreads renderers over a RowCache's slots, so two tables' row 0 do not collide */
-  private readonly salt = Math.imul(this.id + 1, 0x9e3779b1);
+  readonly maxRowBytes: number;
+  /** this renderer's owner id in a RowCache: unique among the row writers of this thread */
+  readonly cacheOwner = newRowCacheOwner();
   private dvOf: Buffer | null = null;
   private dv: DataView = new DataView(new ArrayBuffer(0));
 
@@ -102,9 +99,7 @@ export class RowRenderer {
   writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
-    const { mask, owner, row: rowOf, text, bytes } = cache;
-    const id = this.id;
-    const salt = this.salt;
+    const owner = this.cacheOwner;
     let p = out.pos;
     let b = this.room(out, p);
     let dv = this.dv;
@@ -116,26 +111,35 @@ export class RowRenderer {
       }
       if (i > 0) b[p++] = 0x2c;
       const row = rows[i]!;
-      const slot = (row + salt) & mask;
-      if (rowOf[slot] === row && owner[slot] === id) {
-        const t = text[slot]!;
+      const t = cache.find(owner, row);
+      if (t !== undefined) {
         b.set(t, p);
         p += t.length;
       } else {
         const end = writeRow(b, dv, p, row);
-        if (end - p <= ROW_SLOT_BYTES) {
-          const at = slot * ROW_SLOT_BYTES;
-          const t = bytes.subarray(at, at + end - p);
-          t.set(b.subarray(p, end));
-          text[slot] = t;
-          rowOf[slot] = row;
-          owner[slot] = id;
-        }
+        cache.keep(owner, row, b, p, end);
         p = end;
       }
     }
     out.pos = p;
     out.byte(0x5d);
+  }
+
+  /**
+   * One row object `{...}` at p of `b` (the caller reserved maxRowBytes there), from `cache`
+   * when it holds the row, else written and kept; returns the end. For writers that put
+   * computed fields around the stored ones (json-row-layout.ts).
+   */
+  writeRowAt(b: Buffer, p: number, row: number, cache: RowCache | null): number {
+    if (cache === null) return this.writeRow(b, this.viewOf(b), p, row);
+    const t = cache.find(this.cacheOwner, row);
+    if (t !== undefined) {
+      b.set(t, p);
+      return p + t.length;
+    }
+    const end = this.writeRow(b, this.viewOf(b), p, row);
+    cache.keep(this.cacheOwner, row, b, p, end);
+    return end;
   }
 }
 

@@ -1,32 +1,25 @@
-import { ApiError } from '../errors.js';
+import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
+import { CsvFormatWriter } from '../format/csv/csv-writer.js';
 import { encodeHead, encodeHeadAsync, finishEncoded, tailSize, type EncodedHead, type Encoding } from '../format/encoded-body.js';
 import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
 import { etagOf, ifNoneMatchHits } from '../format/etag.js';
-import { CONTENT_TYPES, negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
+import type { FormatWriter } from '../format/format-writer.js';
+import { JsonFormatWriter } from '../format/json/json-writer.js';
+import { negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
+import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
+import { dataAgeHours, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import type { HttpRequest } from '../http/types.js';
-import { decodeCursor, encodeCursor } from '../query/cursor.js';
-import { parseQuery } from '../query/parse-query.js';
-import type { Query } from '../query/query.js';
-import { resolvePage, type Resume } from '../query/resolve.js';
+import { PageResolver } from '../query/page-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
-import { InstantMicros, writeEnvelopeHead, writeEnvelopeMetadata } from '../render/envelope.js';
+import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
+import { locateQuery, resolveDataPage } from './data-page.js';
 import type { Generation } from './generation.js';
-import { PageWriters, type PageMeta } from './page-writers.js';
-import { ResponseCache } from './response-cache.js';
-
-/** Why a dataset has nothing to serve, in words for the caller (details are in /admin/status and the log). */
-const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
-  pending: 'not tried yet',
-  loaded: 'no generation',
-  missing: 'there is no snapshot at the source',
-  refused: 'its snapshot was refused',
-  unreachable: 'the snapshot source cannot be reached',
-};
+import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
@@ -41,7 +34,11 @@ export interface DataAnswer {
 }
 
 /** `GET /{product}/{dataset}`: the request in, the answer out (async only when a large body is compressed off-thread). */
-export type DataEndpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string) => DataAnswer | Promise<DataAnswer>;
+export interface DataEndpoint {
+  (slot: DatasetSlot, req: HttpRequest, recordId: string): DataAnswer | Promise<DataAnswer>;
+  /** what the thread's caches have done (null: that cache is off) */
+  cacheStats(): { readonly response: ResponseCacheStats | null; readonly rows: RowCacheStats | null };
+}
 
 export interface DataEndpointOptions {
   /** bytes of rendered bodies kept for repeated queries; 0 = none */
@@ -61,99 +58,35 @@ const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
 
+/** The output layout of a projection: the generation's own list for every column (one array, found by identity). */
+function layoutOf(gen: Generation, projection: readonly number[] | null): readonly OutputColumn[] {
+  return projection === null ? gen.outputColumns : projection.map((i) => gen.outputColumns[i]!);
+}
+
 /**
- * parse -> resolve -> write -> encode for data requests (contract 2, 4, 9). Which rows a
- * request gets (the query, its generation, its page) is decided once; how they are written
- * is the format's writer; the content coding is applied to the bytes that depend only on
- * (generation, request), and the per-request metadata is appended without re-encoding
- * (format/encoded-body.ts), so the response cache keeps encoded bodies too.
+ * parse -> resolve -> write -> encode for data requests (contract 2, 4, 9), one per serving
+ * thread: it owns the thread's buffers, page resolver, format writers and caches.
+ *
+ * parse (splitPresentation, negotiate, locateQuery, parseProjection) pins the generation
+ * and the normalised request; a response-cache hit then needs no more than its tail;
+ * otherwise resolve (resolveDataPage) gives the page's row ids and envelope once, and the
+ * request's FormatWriter writes them. The content coding is applied to the head, the
+ * bytes that depend only on (generation, request), and the per-request tail is appended
+ * without re-encoding (format/encoded-body.ts), so the cache keeps encoded heads too.
  */
 export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
   const out = new ByteWriter(256 * 1024);
   const tail = new ByteWriter(2048);
   let encodedOut = Buffer.allocUnsafe(64 * 1024);
-  const writers = new PageWriters(options.rowCacheBytes);
+  const resolver = new PageResolver();
+  const rowCache = options.rowCacheBytes > 0 ? new RowCache(options.rowCacheBytes) : null;
+  const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(rowCache), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
   const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
-
-  function locate(slot: DatasetSlot, rawQuery: string): { query: Query; gen: Generation; resume: Resume } {
-    const query = parseQuery(rawQuery, slot.product, slot.dataset);
-    let gen = slot.current;
-    if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly');
-    if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded: ${UNAVAILABLE[slot.state]}`);
-    let resume: Resume = null;
-    if (query.cursor !== null) {
-      const c = decodeCursor(query.cursor);
-      if (c === null || c.fingerprint !== query.fingerprint) {
-        throw new ApiError('invalid_cursor', 'cursor is malformed or belongs to a different query', 'cursor');
-      }
-      gen = slot.find(c.generation);
-      if (gen === null) throw new ApiError('cursor_expired', 'the snapshot generation of this cursor is no longer served; start the query again', 'cursor');
-      resume = c;
-    }
-    return { query, gen, resume };
-  }
-
-  /** Resolves the page and writes the part of the body that depends only on (generation, request) into `out`. */
-  function renderHead(slot: DatasetSlot, query: Query, gen: Generation, resume: Resume, format: Format, projection: readonly number[] | null, recordId: string): PageMeta {
-    const table = gen.table;
-    const page = resolvePage(table, query, resume);
-    const t = query.asOfUs ?? Infinity;
-    const next = page.next === null ? null : encodeCursor({ generation: gen.number, fingerprint: query.fingerprint, total: page.total, ...page.next });
-    const meta: PageMeta = {
-      count: page.count,
-      totalCount: page.total,
-      nextCursor: next,
-      dataLatestDate: table.latestDateByThr.query(t),
-      maxObserved: table.maxObservedByThr.query(t),
-      asOfUs: query.asOfUs,
-      generation: gen.number,
-      extensions: [
-        ['generation', gen.number],
-        ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
-        ['vintage_floor', slot.product.floor],
-        ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
-      ],
-    };
-    out.reset();
-    if (format === 'json') {
-      writeEnvelopeHead(out, { productId: slot.product.id, count: page.count, hasMore: next !== null, nextCursor: next }, (w) =>
-        writers.json(table, projection, w, page.rows, page.count),
-      );
-    } else if (format === 'csv') {
-      writers.csv(table, projection, out, page.rows, page.count);
-    } else {
-      // The schema message holds this request's whole envelope, record id included.
-      writers.arrow(table, projection, out, page.rows, page.count, envelopeJson(slot, meta, recordId));
-    }
-    return meta;
-  }
-
-  /** The per-request tail: JSON's `,"metadata":{...}}`; nothing for CSV and Arrow (their envelope is in headers). */
-  function writeTail(meta: PageMeta, recordId: string, nowUs: number, format: Format): void {
-    tail.reset();
-    if (format !== 'json') return;
-    writeEnvelopeMetadata(tail, {
-      retrievedAtUs: nowUs,
-      totalCount: meta.totalCount,
-      recordId,
-      dataLatestDate: meta.dataLatestDate,
-      dataAgeHours: ageHours(meta, nowUs),
-      extensions: meta.extensions,
-    });
-  }
-
-  function envelopeJson(slot: DatasetSlot, meta: PageMeta, recordId: string): string {
-    const w = new ByteWriter(1024);
-    writeEnvelopeHead(w, { productId: slot.product.id, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (x) => x.null());
-    const nowUs = clock.now() * 1000;
-    writeEnvelopeMetadata(w, { retrievedAtUs: nowUs, totalCount: meta.totalCount, recordId, dataLatestDate: meta.dataLatestDate, dataAgeHours: ageHours(meta, nowUs), extensions: meta.extensions });
-    return w.view().toString().replace(',"data":null', '');
-  }
 
   function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null): HeaderList {
     const h: HeaderList = [VARY, ['etag', etag]];
     if (encoding !== null) h.push(['content-encoding', encoding]);
-    appendEnvelopeHeaders(h, { ...meta, dataAgeHours: ageHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
+    appendEnvelopeHeaders(h, { ...meta, dataAgeHours: dataAgeHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
     return h;
   }
 
@@ -172,21 +105,27 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return encodedOut.subarray(0, finishEncoded(head, tail.view(), encodedOut));
   }
 
-  return (slot, req, recordId) => {
+  function writeTail(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
+    tail.reset();
+    writer.writeTail(tail, meta, stamp);
+  }
+
+  const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string): DataAnswer | Promise<DataAnswer> => {
     const p = splitPresentation(req.rawQuery);
     const format = negotiateFormat(p.format, req.accept);
-    const { query, gen, resume } = locate(slot, p.rest);
+    const located = locateQuery(registry, slot, p.rest);
+    const { query, gen } = located;
     const table = gen.table;
     const projection = parseProjection(p.columns, table.columns.map((c) => c.name), table.seriesKey);
     let encoding = negotiateEncoding(req.acceptEncoding);
-    const normalised = `${query.canonical}\u0001${format}\u0001${projectionKey(projection)}\u0001${encoding ?? ''}\u0001${query.cursor ?? ''}`;
+    const normalised = normalisedText({ canonical: query.canonical, format, columns: projectionKey(projection), encoding, cursor: query.cursor });
     const etag = etagOf(slot.id, gen.number, normalised);
+    const writer = writers[format];
     if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
-      return { status: 304, headers: [VARY, ['etag', etag]], contentType: CONTENT_TYPES[format], body: new Uint8Array(0), rows: 0, format };
+      return { status: 304, headers: [VARY, ['etag', etag]], contentType: writer.contentType, body: new Uint8Array(0), rows: 0, format };
     }
-    const nowUs = clock.now() * 1000;
-    // Arrow carries the whole envelope (record id included) in its schema: never cached.
-    const cacheKey = cache === null || format === 'arrow' ? null : `${slot.id}\u0001${gen.number}\u0001${normalised}`;
+    const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
+    const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
     const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
     let meta: PageMeta;
     let head: Uint8Array | EncodedHead;
@@ -194,28 +133,31 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       meta = hit.meta;
       head = hit.head;
     } else {
-      meta = renderHead(slot, query, gen, resume, format, projection, recordId);
+      const page = resolveDataPage(resolver, located, layoutOf(gen, projection));
+      meta = page.meta;
+      out.reset();
+      writer.writeHead(out, page, stamp);
       const bytes = out.view();
       if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
       if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
         const owned = Buffer.from(bytes);
         const enc = encoding;
+        const m = meta;
         return encodeHeadAsync(owned, enc).then((encoded) => {
-          if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
-          writeTail(meta, recordId, nowUs, format);
+          if (cacheKey !== null) cache!.set(cacheKey, encoded, m);
+          writeTail(writer, m, stamp);
           const body = Buffer.from(assemble(encoded));
-          return { status: 200, headers: headers(meta, req, etag, enc), contentType: CONTENT_TYPES[format], body, rows: meta.count, format };
+          return { status: 200, headers: headers(m, req, etag, enc), contentType: writer.contentType, body, rows: m.count, format };
         });
       }
       head = encoding === null ? bytes : encodeHead(bytes, encoding);
       if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
     }
     if (head instanceof Uint8Array) encoding = null;
-    writeTail(meta, recordId, nowUs, format);
-    return { status: 200, headers: headers(meta, req, etag, encoding), contentType: CONTENT_TYPES[format], body: assemble(head), rows: meta.count, format };
+    writeTail(writer, meta, stamp);
+    return { status: 200, headers: headers(meta, req, etag, encoding), contentType: writer.contentType, body: assemble(head), rows: meta.count, format };
   };
-}
-
-function ageHours(meta: PageMeta, nowUs: number): number | null {
-  return meta.maxObserved === null ? null : ((meta.asOfUs ?? nowUs) - meta.maxObserved) / 3_600_000_000;
+  return Object.assign(endpoint, {
+    cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),
+  });
 }

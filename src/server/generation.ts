@@ -1,13 +1,24 @@
-import { RowRenderer } from '../render/row-renderer.js';
+import type { OutputColumn } from '../format/page-view.js';
+import { SeriesValueIndex } from '../query/series-value-index.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { Table } from '../store/table.js';
 
-/** One loaded snapshot of one dataset, immutable once built: requests hold it, refresh replaces it. */
+/**
+ * One loaded snapshot of one dataset, immutable once built: requests hold it, refresh
+ * replaces it. How its rows are written is not here: format writers find their compiled
+ * row writers per thread from the table (format/json/json-layouts.ts).
+ */
 export interface Generation {
   readonly number: number;
   readonly manifest: Manifest;
   readonly table: Table;
-  readonly renderer: RowRenderer;
+  /** the series of each value of a series-key column, built on first use (select-series.ts) */
+  readonly seriesIndex: SeriesValueIndex;
+  /**
+   * Every stored column at its row, in schema order: the default output layout. One array
+   * per generation, so a writer finds its compiled layout by identity.
+   */
+  readonly outputColumns: readonly OutputColumn[];
   /** ms since epoch, from the injected clock */
   readonly loadedAtMs: number;
   /** ms spent fetching, checking, decoding and indexing */
@@ -28,5 +39,13 @@ export interface GenerationParts {
  * alike, so both derive the same per-generation state from the same table.
  */
 export function makeGeneration(p: GenerationParts): Generation {
-  return { number: p.number, manifest: p.manifest, table: p.table, renderer: new RowRenderer(p.table), loadedAtMs: p.loadedAtMs, loadMs: p.loadMs };
+  return {
+    number: p.number,
+    manifest: p.manifest,
+    table: p.table,
+    seriesIndex: new SeriesValueIndex(p.table),
+    outputColumns: p.table.columns.map((column) => ({ column, at: 'row' })),
+    loadedAtMs: p.loadedAtMs,
+    loadMs: p.loadMs,
+  };
 }

@@ -2,7 +2,8 @@ import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { KeyRegistry } from '../auth/key-registry.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
-import { listen } from '../http/uws-server.js';
+import type { Handler } from '../http/types.js';
+import { listen, type ListenOptions } from '../http/uws-server.js';
 import type { AccessLog } from '../log/access-log.js';
 import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -46,7 +47,16 @@ export interface StartOptions {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept per serving thread for overlapping queries; 0 = no cache */
   readonly rowCacheBytes?: number;
+  /**
+   * Serves the API handler (one serving thread); default: uWS on host:port. Tests pass one
+   * that keeps the handler and calls it in process (test/support/harness.ts), so the
+   * contract suite runs the real wiring without a socket.
+   */
+  readonly transport?: Transport;
 }
+
+/** Puts a handler behind a listener; resolves with the bound port (0 when there is no socket) and how to stop it. */
+export type Transport = (handler: Handler, opts: ListenOptions) => Promise<{ port: number; close(): void | Promise<void> }>;
 
 export interface RunningServer {
   readonly port: number;
@@ -119,7 +129,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       rowCacheBytes,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
-    server = await listen(handler, {
+    server = await (opts.transport ?? listen)(handler, {
       host: opts.host,
       port: opts.port,
       onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),

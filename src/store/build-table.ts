@@ -187,6 +187,6 @@ function orderOf(n: number, seriesKey: readonly string[], early: ReadonlyMap<str
 
 function columnBytes(c: Column): number {
   const v = c.validity?.byteLength ?? 0;
-  if (c.kind === 'string') return v + c.codes.byteLength + c.dict.json.byteLength + c.dict.jsonOffsets.byteLength + c.dict.rank.byteLength;
+  if (c.kind === 'string') return v + c.codes.byteLength + c.dict.utf8.byteLength + c.dict.utf8Offsets.byteLength + c.dict.rank.byteLength;
   return v + c.values.byteLength;
 }

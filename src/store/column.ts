@@ -12,15 +12,18 @@ export type IntArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16
 export type TimeUnit = 's' | 'ms' | 'us';
 
 /**
- * Distinct strings of a column. Codes are dense 0..n-1. `json` holds each value already
- * rendered as a JSON string literal (quoted, escaped, UTF-8), so rendering a string cell is
- * one byte copy. `rank[code]` orders values by UTF-8 byte order (the contract's sort order).
+ * Distinct strings of a column. Codes are dense 0..n-1. `utf8` holds each value's UTF-8
+ * bytes (what CSV and Arrow write; a lone surrogate, which UTF-8 cannot carry, is U+FFFD
+ * there, as TextEncoder and Arrow writers do). How a value is written in a format (JSON's
+ * escaped literal, CSV's quoting) is the format writer's business, derived from `values`
+ * (render/json-literals.ts). `rank[code]` orders values by UTF-8 byte order (the
+ * contract's sort order).
  */
 export interface StringDictionary {
   readonly values: readonly string[];
-  readonly json: Uint8Array;
-  /** json bytes of code c are json[jsonOffsets[c] .. jsonOffsets[c+1]). */
-  readonly jsonOffsets: Int32Array;
+  readonly utf8: Uint8Array;
+  /** utf8 bytes of code c are utf8[utf8Offsets[c] .. utf8Offsets[c+1]). */
+  readonly utf8Offsets: Int32Array;
   readonly rank: Int32Array;
   /** value -> code */
   readonly codeOf: ReadonlyMap<string, number>;

@@ -2,12 +2,8 @@ import type { StringDictionary } from './column.js';
 import { allocI32, allocU8 } from './shared-memory.js';
 
 /**
- * Builds the dictionary of one string column from its distinct values (code = index).
- *
- * Every value is rendered once, here, as a JSON string literal in UTF-8, so a string cell in
- * a response is a byte copy. JSON.stringify is the escaper: it is load-time work, and since
- * ES2019 it is well-formed (lone surrogates come out as `\udXXX`), so its output encodes to
- * UTF-8 without loss and always parses.
+ * Builds the dictionary of one string column from its distinct values (code = index), with
+ * each value's UTF-8 bytes on shared memory (one copy for every serving thread).
  */
 export function buildStringDictionary(values: readonly string[]): StringDictionary {
   const n = values.length;
@@ -15,32 +11,27 @@ export function buildStringDictionary(values: readonly string[]): StringDictiona
   for (let c = 0; c < n; c++) codeOf.set(values[c]!, c);
   if (codeOf.size !== n) throw new Error('buildStringDictionary: values must be distinct');
 
-  const literals = new Array<string>(n);
   let total = 0;
-  for (let c = 0; c < n; c++) {
-    const lit = JSON.stringify(values[c]!);
-    literals[c] = lit;
-    total += Buffer.byteLength(lit, 'utf8');
-  }
+  for (let c = 0; c < n; c++) total += Buffer.byteLength(values[c]!, 'utf8');
   // Offsets are Int32: a column's distinct strings above 2 GiB would be a broken snapshot.
   if (total > 0x7fffffff) throw new Error('buildStringDictionary: dictionary exceeds 2 GiB');
 
-  const json = allocU8(total);
-  const jsonOffsets = allocI32(n + 1);
-  const writer = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  const utf8 = allocU8(total);
+  const utf8Offsets = allocI32(n + 1);
+  const writer = Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength);
   let off = 0;
   for (let c = 0; c < n; c++) {
-    jsonOffsets[c] = off;
-    off += writer.write(literals[c]!, off, 'utf8');
+    utf8Offsets[c] = off;
+    off += writer.write(values[c]!, off, 'utf8');
   }
-  jsonOffsets[n] = off;
+  utf8Offsets[n] = off;
 
   const order = Array.from({ length: n }, (_, i) => i);
   order.sort((a, b) => compareUtf8(values[a]!, values[b]!));
   const rank = allocI32(n);
   for (let r = 0; r < n; r++) rank[order[r]!] = r;
 
-  return { values: [...values], json, jsonOffsets, rank, codeOf };
+  return { values: [...values], utf8, utf8Offsets, rank, codeOf };
 }
 
 /**

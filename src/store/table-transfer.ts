@@ -24,7 +24,7 @@ export function tableToTransfer(t: Table): TableTransfer {
   const { keyThrTree, latestDateByThr, maxObservedByThr, columns, seriesColumns: _s, ...rest } = t;
   return {
     table: rest,
-    columns: columns.map((c) => (c.kind === 'string' ? { ...c, dict: { values: c.dict.values, json: c.dict.json, jsonOffsets: c.dict.jsonOffsets, rank: c.dict.rank } } : c)),
+    columns: columns.map((c) => (c.kind === 'string' ? { ...c, dict: { values: c.dict.values, utf8: c.dict.utf8, utf8Offsets: c.dict.utf8Offsets, rank: c.dict.rank } } : c)),
     keyThrTree: keyThrTree.arrays,
     latestDateByThr: latestDateByThr.arrays,
     maxObservedByThr: maxObservedByThr.arrays,

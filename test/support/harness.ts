@@ -5,8 +5,10 @@ import { LocalSource } from '../../loaders/local-source.js';
 import { buildKeysConfig } from '../../src/auth/keys-file.js';
 import { buildArrowSnapshot, type IpcFormat, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
+import type { ApiHandler } from '../../src/server/api-handler.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
 import { ManualClock, type Clock } from '../../src/time/clock.js';
+import { inProcessRequest, inProcessTransport } from './in-process.js';
 
 /** A dataset to publish into the harness's source folder before the server starts. */
 export interface HarnessDataset {
@@ -34,12 +36,16 @@ export function defaultKeysJson(extra: object[] = []): object {
 }
 
 export interface Harness {
+  /** the base URL; `in-process:` when requests go through the handler without a socket */
   readonly url: string;
+  readonly transport: 'uws' | 'in-process';
   readonly dir: string;
   readonly source: LocalSource;
   readonly server: RunningServer;
   readonly clock: Clock;
   get(path: string, key?: string | null, init?: RequestInit): Promise<Reply>;
+  /** the serving thread's cache counters (in process only: over uWS the handler is out of reach) */
+  cacheStats(): ReturnType<ApiHandler['cacheStats']>;
   close(): Promise<void>;
 }
 
@@ -60,6 +66,13 @@ export interface HarnessOptions {
   readonly prepare?: (dir: string) => Promise<void>;
   /** anything else startServer takes (timers, refresh interval, build mode, cache dir...) */
   readonly server?: Partial<StartOptions>;
+  /** 'uws' (default): a real server on an ephemeral port; 'in-process': the same server's handler, called without a socket */
+  readonly transport?: 'uws' | 'in-process';
+}
+
+/** startHarness without a socket: the contract suite's harness (same request helper, same wiring). */
+export function startInProcessHarness(opts: Omit<HarnessOptions, 'transport'>): Promise<Harness> {
+  return startHarness({ ...opts, transport: 'in-process' });
 }
 
 export async function startHarness(opts: HarnessOptions): Promise<Harness> {
@@ -71,6 +84,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   }
   await opts.prepare?.(dir);
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 20, 12, 0, 0));
+  const inProcess = opts.transport === 'in-process' ? inProcessTransport() : null;
   const server = await startServer({
     source,
     keys: buildKeysConfig(opts.keys ?? defaultKeysJson(), 'test keys'),
@@ -83,15 +97,21 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     // Small, so that every server test also runs rows through the row cache and its evictions.
     rowCacheBytes: 64 * 1024,
     ...opts.server,
+    ...(inProcess === null ? {} : { transport: inProcess.transport }),
   });
-  const url = `http://127.0.0.1:${server.port}`;
+  const url = inProcess === null ? `http://127.0.0.1:${server.port}` : 'in-process:';
   return {
     url,
+    transport: inProcess === null ? 'uws' : 'in-process',
     dir,
     source,
     server,
     clock,
-    get: (path, key = TEST_KEY, init = {}) => request(url, path, key, init),
+    get: (path, key = TEST_KEY, init = {}) => (inProcess === null ? request(url, path, key, init) : inProcessRequest(inProcess.handler(), path, key, init)),
+    cacheStats: () => {
+      if (inProcess === null) throw new Error('cache counters are read in process: use startInProcessHarness');
+      return (inProcess.handler() as ApiHandler).cacheStats();
+    },
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });

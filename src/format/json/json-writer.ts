@@ -1,0 +1,45 @@
+import type { ByteWriter } from '../../render/byte-writer.js';
+import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
+import type { RowCache } from '../../render/row-cache.js';
+import type { FormatWriter } from '../format-writer.js';
+import { CONTENT_TYPES } from '../negotiate.js';
+import type { PageView } from '../page-view.js';
+import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
+import { JsonLayouts } from './json-layouts.js';
+
+/**
+ * The JSON answer (spec 2.4, contract 4): the envelope with `data` as an array of row
+ * objects. One per serving thread: it owns the thread's compiled row writers (JsonLayouts)
+ * and uses the thread's row cache, if any, for the stored part of every row.
+ */
+export class JsonFormatWriter implements FormatWriter {
+  readonly format = 'json';
+  readonly contentType = CONTENT_TYPES.json;
+  readonly cacheableHead = true;
+  private readonly layouts = new JsonLayouts();
+
+  constructor(private readonly rowCache: RowCache | null = null) {}
+
+  /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
+  writeHead(out: ByteWriter, page: ResolvedPage): void {
+    const { meta, view } = page;
+    writeEnvelopeHead(out, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (w) => this.writeRows(w, view));
+  }
+
+  /** `,"metadata":{...}}`: retrieved_at, record_id and data_age_hours are this request's. */
+  writeTail(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
+    writeEnvelopeMetadata(out, {
+      retrievedAtUs: stamp.retrievedAtUs,
+      totalCount: meta.totalCount,
+      recordId: stamp.recordId,
+      dataLatestDate: meta.dataLatestDate,
+      dataAgeHours: dataAgeHours(meta, stamp.retrievedAtUs),
+      extensions: meta.extensions,
+    });
+  }
+
+  /** The `data` array alone, `[{...},...]` (the file channel joins pages of it). */
+  writeRows(out: ByteWriter, view: PageView): void {
+    this.layouts.of(view.columns).writeRows(out, view, this.rowCache);
+  }
+}

@@ -1,0 +1,51 @@
+import type { ExtensionValue } from '../render/envelope.js';
+import type { PageView } from './page-view.js';
+
+/**
+ * Everything an answer says besides its rows: the envelope of one page, resolved once per
+ * request before any writer runs, the same for every format (JSON writes it in the body,
+ * CSV and Arrow in headers and schema metadata). Owned and small: the response cache keeps
+ * it next to a cached head, so a hit needs no resolve.
+ */
+export interface PageMeta {
+  readonly productId: string;
+  /** rows in this page */
+  readonly count: number;
+  /** rows of the whole answer, over all its pages */
+  readonly totalCount: number;
+  /** the cursor of the next page; null on the last page (`has_more` = cursor present) */
+  readonly nextCursor: string | null;
+  /** the generation answering */
+  readonly generation: number;
+  /** days since epoch of the newest visible business date, or null */
+  readonly dataLatestDate: number | null;
+  /** greatest visible str_observed_at (µs), for data_age_hours; null when nothing is visible */
+  readonly maxObservedUs: number | null;
+  /** the request's as_of (µs): data_age_hours is measured from it, or from now without it */
+  readonly asOfUs: number | null;
+  /** metadata fields after the spec's (generation, as_of, floor...), in order */
+  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+}
+
+/**
+ * One page of an answer, resolved: which rows and columns (`view`, scratch memory valid
+ * until the resolver runs again) and what the envelope says (`meta`, owned). This is what
+ * parse -> resolve hands to a FormatWriter.
+ */
+export interface ResolvedPage {
+  readonly view: PageView;
+  readonly meta: PageMeta;
+}
+
+/** What only the request knows: when it was answered and under which id. */
+export interface RequestStamp {
+  /** µs since epoch (metadata.retrieved_at) */
+  readonly retrievedAtUs: number;
+  readonly recordId: string;
+}
+
+/** metadata.data_age_hours: hours from the newest visible observation to as_of (or to now). */
+export function dataAgeHours(meta: PageMeta, nowUs: number): number | null {
+  if (meta.maxObservedUs === null) return null;
+  return ((meta.asOfUs ?? nowUs) - meta.maxObservedUs) / 3_600_000_000;
+}

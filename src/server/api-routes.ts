@@ -1,0 +1,85 @@
+import type { KeyRegistry } from '../auth/key-registry.js';
+import { findProduct } from '../catalog/products.js';
+import { ApiError } from '../errors.js';
+import type { AdminOps } from './admin.js';
+import type { DataEndpoint } from './data-endpoint.js';
+import type { DatasetRegistry } from './dataset-registry.js';
+import type { DatasetSlot } from './dataset-slot.js';
+import { healthBody, readinessBody } from './readiness.js';
+import { route, type AnyRoute, type RouteAnswer } from './router.js';
+
+const JSON_TYPE = 'application/json';
+
+export interface RouteDeps {
+  readonly registry: DatasetRegistry;
+  readonly keys: KeyRegistry;
+  readonly serveData: DataEndpoint;
+  /** the operational endpoints; absent = not routed (their paths answer 404) */
+  readonly admin?: AdminOps;
+}
+
+/**
+ * Every endpoint of the API port, as a table (router.ts says how a route is matched).
+ * Order of answers for a keyed route: 401, 429, 404 (path names nothing), 405 (with
+ * Allow), then the handler (403 for a key not entitled, then the answer).
+ */
+export function apiRoutes(deps: RouteDeps): AnyRoute[] {
+  const { registry, keys, serveData, admin } = deps;
+
+  /** `{product}/{dataset}` -> its slot, or null (404) for a product or dataset that is not named (spec 2.2). */
+  const slotOf = (p: Readonly<Record<string, string>>): DatasetSlot | null => {
+    const product = findProduct(p.product!);
+    return (product === undefined ? undefined : registry.get(product.id, p.dataset!)) ?? null;
+  };
+
+  const json = (body: Uint8Array, status = 200): RouteAnswer => ({ status, contentType: JSON_TYPE, body });
+
+  const routes: AnyRoute[] = [
+    route({ method: 'GET', pattern: '/healthz', public: true, handler: () => json(healthBody()) }),
+    route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.ready ? 200 : 503) }),
+    route({
+      method: 'GET',
+      pattern: '/{product}/{dataset}',
+      bind: slotOf,
+      handler: ({ req, recordId, keyIndex }, slot) => {
+        if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
+        // A DataAnswer is a RouteAnswer (plus rows and format for metrics).
+        return serveData(slot, req, recordId);
+      },
+    }),
+    // TODO(issue 9): walk_forward (contract 10) and vintages (contract 11). Registered so the
+    // table names them; until their resolvers land they answer 404 as before, whatever the method.
+    route({ method: 'GET', pattern: '/{product}/{dataset}/walk_forward', bind: () => null, handler: () => notYet() }),
+    route({ method: 'GET', pattern: '/{product}/{dataset}/vintages', bind: () => null, handler: () => notYet() }),
+  ];
+
+  if (admin !== undefined) {
+    /** Operational endpoints: admin keys only (contract 7); 404 and 405 come first, like any path. */
+    const adminOnly = (keyIndex: number): void => {
+      if (!keys.isAdmin(keyIndex)) throw new ApiError('forbidden', 'this key may not call operational endpoints');
+    };
+    routes.push(
+      route({
+        method: 'GET',
+        pattern: '/admin/status',
+        handler: ({ keyIndex }) => {
+          adminOnly(keyIndex);
+          return admin.status().then((body) => json(body));
+        },
+      }),
+      route({
+        method: 'POST',
+        pattern: '/admin/refresh',
+        handler: ({ keyIndex }) => {
+          adminOnly(keyIndex);
+          return admin.refresh().then((body) => json(body));
+        },
+      }),
+    );
+  }
+  return routes;
+}
+
+function notYet(): never {
+  throw new ApiError('not_found', 'no such product or dataset');
+}
