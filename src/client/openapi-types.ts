@@ -180,16 +180,16 @@ export interface components {
             };
             record_id: string;
         };
-        /** @description Every column of the snapshot in schema order; dataset columns beyond these vary. */
+        /** @description Every column of the snapshot in schema order; dataset columns beyond these vary. Every column of the snapshot in schema order; with `columns=` only the named ones plus `date` and the series-key columns, so only `date` is always present. */
         Row: {
             /** Format: date */
             date: string;
-            str_effective_at: string;
+            str_effective_at?: string;
             /** Format: date-time */
-            str_observed_at: string;
+            str_observed_at?: string;
             /** Format: date-time */
-            str_ingested_at: string;
-            model_version: string;
+            str_ingested_at?: string;
+            model_version?: string;
         } & {
             [key: string]: unknown;
         };
@@ -235,6 +235,18 @@ export interface components {
             has_more: boolean;
             next_cursor?: string;
             metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Each dataset's state, generation and rows; no failure reasons (those are in /admin/status, behind an admin key). */
+        Readiness: {
+            ready: boolean;
+            datasets: {
+                /** @example pemi/grid_stress */
+                dataset: string;
+                /** @enum {string} */
+                state: "pending" | "loaded" | "missing" | "refused" | "unreachable";
+                generation: number | null;
+                rows: number | null;
+            }[];
         };
     };
     responses: {
@@ -833,12 +845,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
-            503: components["responses"]["E503"];
+            /** @description Still loading: some dataset has not been tried yet */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
         };
     };
     metrics: {

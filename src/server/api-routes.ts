@@ -5,10 +5,14 @@ import type { AdminOps } from './admin.js';
 import type { DataEndpoint } from './data-endpoint.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
+import openapi from '../openapi/openapi.json' with { type: 'json' };
 import { healthBody, readinessBody } from './readiness.js';
 import { route, type AnyRoute, type RouteAnswer } from './router.js';
 
 const JSON_TYPE = 'application/json';
+
+/** The OpenAPI 3.1 document of this API (docs/ and the typed client come from it), serialised once. */
+const OPENAPI_BODY = Buffer.from(JSON.stringify(openapi));
 
 export interface RouteDeps {
   readonly registry: DatasetRegistry;
@@ -37,6 +41,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
   const routes: AnyRoute[] = [
     route({ method: 'GET', pattern: '/healthz', public: true, handler: () => json(healthBody()) }),
     route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.ready ? 200 : 503) }),
+    route({ method: 'GET', pattern: '/openapi.json', public: true, handler: () => json(OPENAPI_BODY) }),
     route({
       method: 'GET',
       pattern: '/{product}/{dataset}',
