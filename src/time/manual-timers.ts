@@ -58,8 +58,12 @@ export class ManualTimers implements Timers {
     this.clock.set(end);
   }
 
-  /** Resolves once a timer is pending (fails after a bounded real wait: a test never hangs). */
-  async armed(what = 'a timer', realMs = 5000): Promise<void> {
+  /**
+   * Resolves once a timer is pending. The real-time bound only keeps a broken test from
+   * hanging: a generation build that arms the next check can take seconds on a loaded 2-core
+   * box (5 s failed there), so it is well above that and below the 30 s test timeout.
+   */
+  async armed(what = 'a timer', realMs = 20_000): Promise<void> {
     if (this.pending.size > 0) return;
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
