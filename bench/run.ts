@@ -126,7 +126,10 @@ async function main(): Promise<void> {
       { key: 'pitcache', make: async () => pitcache({ workers: 1, ...wrkSide }) },
       {
         key: 'pitcache-2',
-        make: async () => (cliHasWorkers() ? pitcache({ workers: 2, ...wrkSide, ...(bothCpus === undefined ? {} : { serverCpus: bothCpus }) }) : 'this build of pitcache has no --workers'),
+        make: async () =>
+          cliHasWorkers()
+            ? pitcache({ workers: 2, ...wrkSide, ...(bothCpus === undefined ? {} : { serverCpus: bothCpus }) })
+            : 'this build of pitcache has no --workers',
       },
       { key: 'node-http', make: async () => nodeHttpAlternative(wrkSide) },
       { key: 'duckdb', make: () => optional('./alternatives/duckdb.js') },
@@ -152,7 +155,14 @@ async function main(): Promise<void> {
   }
   if (!skip.has('scale')) await runScale(ctx, dataRoot, queryCount, () => pitcache({ workers: 1, ...wrkSide }), res, save);
   if (!skip.has('s3')) {
-    await runS3(ctx, dataRoot, queryCount, pitcache, { ...(serverCpus === undefined ? {} : { serverCpus }), ...(otherCpus === undefined ? {} : { otherCpus }) }, res);
+    await runS3(
+      ctx,
+      dataRoot,
+      queryCount,
+      pitcache,
+      { ...(serverCpus === undefined ? {} : { serverCpus }), ...(otherCpus === undefined ? {} : { otherCpus }) },
+      res,
+    );
     await save();
   }
   if (!skip.has('micro')) {

@@ -39,7 +39,9 @@ export function buildWorkloads(plan: DataSetPlan, opts: WorkloadOptions): Record
   return {
     'walk-forward-series': make(opts.count, `${seed}/a`, single, (p, r) => ({ ...window(p, r), ...filterOf(p, r.int(0, p.series.length - 1)) })),
     'walk-forward-dataset': make(opts.count, `${seed}/b`, all, (p, r) => ({ ...window(p, r), limit: '10000' })),
-    latest: make(opts.count, `${seed}/c`, all, (p, r): Record<string, string> => (r.chance(0.5) ? { as_of: decision(p, r), limit: '10000' } : { limit: '10000' })),
+    latest: make(opts.count, `${seed}/c`, all, (p, r): Record<string, string> =>
+      r.chance(0.5) ? { as_of: decision(p, r), limit: '10000' } : { limit: '10000' },
+    ),
     'walk-forward-loop': loops(opts.count, `${seed}/e`, single),
     'page-walk': make(opts.pageWalkCount, `${seed}/d`, all, (p, r): Record<string, string> =>
       r.chance(0.5) ? { latest: 'false', as_of: decision(p, r), limit: '10000' } : { latest: 'false', limit: '10000' },

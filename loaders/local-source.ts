@@ -3,7 +3,15 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ObjectMissingError, PreconditionFailedError, type ConditionalRead, type DatasetRef, type SnapshotSource, type WriteCondition, type WriteResult } from './snapshot-source.js';
+import {
+  ObjectMissingError,
+  PreconditionFailedError,
+  type ConditionalRead,
+  type DatasetRef,
+  type SnapshotSource,
+  type WriteCondition,
+  type WriteResult,
+} from './snapshot-source.js';
 
 const READ_CHUNK = 64 * 1024 * 1024;
 const MAX_LENGTH = constants.MAX_LENGTH;
@@ -117,7 +125,10 @@ export class LocalSource implements SnapshotSource {
 async function listDirs(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;

@@ -93,7 +93,16 @@ export function isPreconditionFailed(e: unknown): boolean {
 }
 
 const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED']);
-const RETRYABLE_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'SlowDown', 'Throttling', 'ThrottlingException', 'InternalError', 'ServiceUnavailable']);
+const RETRYABLE_NAMES = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'InternalError',
+  'ServiceUnavailable',
+]);
 
 /** Worth another attempt: the store or the network may answer differently next time. */
 export function isRetryable(e: unknown): boolean {

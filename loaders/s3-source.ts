@@ -5,7 +5,16 @@ import { systemClock, type Clock } from '../src/time/clock.js';
 import { activeTimers, sleep, type Timers } from '../src/time/timers.js';
 import { collectBody } from './s3-body.js';
 import { buildS3Client } from './s3-client.js';
-import { S3PreconditionFailedError, S3SourceError, StallError, describeCause, httpStatus, isNoSuchKey, isPreconditionFailed, isRetryable } from './s3-errors.js';
+import {
+  S3PreconditionFailedError,
+  S3SourceError,
+  StallError,
+  describeCause,
+  httpStatus,
+  isNoSuchKey,
+  isPreconditionFailed,
+  isRetryable,
+} from './s3-errors.js';
 import type { S3Operation } from './s3-errors.js';
 import { StallWatchdog } from './s3-watchdog.js';
 import { PreconditionFailedError } from './snapshot-source.js';
@@ -112,7 +121,9 @@ export class S3Source implements SnapshotSource {
     let token: string | undefined;
     do {
       const page = await this.run('ListObjectsV2', `s3://${this.bucket}/${root}`, ({ signal }) =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: root, ContinuationToken: token, MaxKeys: this.listPageSize }), { abortSignal: signal }),
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: root, ContinuationToken: token, MaxKeys: this.listPageSize }), {
+          abortSignal: signal,
+        }),
       );
       for (const object of page.Contents ?? []) {
         const parts = (object.Key ?? '').slice(root.length).split('/');
@@ -208,7 +219,12 @@ export class S3Source implements SnapshotSource {
    * answers (PreconditionFailedError, a missing object) pass through untouched; any other
    * failure becomes an S3SourceError naming the operation and the address.
    */
-  private async run<T>(operation: S3Operation, address: string, attempt: (a: Attempt) => Promise<T>, opts: { watchdog: boolean } = { watchdog: true }): Promise<T> {
+  private async run<T>(
+    operation: S3Operation,
+    address: string,
+    attempt: (a: Attempt) => Promise<T>,
+    opts: { watchdog: boolean } = { watchdog: true },
+  ): Promise<T> {
     for (let n = 1; ; n++) {
       const controller = new AbortController();
       const stall = new StallError(this.stallTimeoutMs);

@@ -14,9 +14,7 @@ export interface DatasetRef {
 }
 
 export type ConditionalRead =
-  | { readonly status: 'unchanged' }
-  | { readonly status: 'ok'; readonly bytes: Uint8Array; readonly etag: string }
-  | { readonly status: 'missing' };
+  { readonly status: 'unchanged' } | { readonly status: 'ok'; readonly bytes: Uint8Array; readonly etag: string } | { readonly status: 'missing' };
 
 export interface SnapshotSource {
   /** For logs: the source as the operator wrote it. */

@@ -45,7 +45,13 @@ describe('POST /admin/refresh', () => {
     expect(r.body.changed).toEqual([GRID_ID]);
     expect(r.body.datasets).toHaveLength(9);
     expect(entry(r.body, GRID_ID)).toEqual({ dataset: GRID_ID, outcome: 'loaded', generation_before: 1, generation_after: 2, error: null });
-    expect(entry(r.body, 'gbsi_eu/system_stress')).toEqual({ dataset: 'gbsi_eu/system_stress', outcome: 'unchanged', generation_before: 1, generation_after: 1, error: null });
+    expect(entry(r.body, 'gbsi_eu/system_stress')).toEqual({
+      dataset: 'gbsi_eu/system_stress',
+      outcome: 'unchanged',
+      generation_before: 1,
+      generation_after: 1,
+      error: null,
+    });
     expect(entry(r.body, 'glmi/marginality')).toMatchObject({ outcome: 'missing', generation_before: null, generation_after: null });
     expect(rowsOf(await s.get(ALL_ROWS)).map((row) => row['value'])).toEqual(expectedValues(2));
 
@@ -87,13 +93,27 @@ describe('GET /admin/status', () => {
     expect(r.body.ready).toBe(true);
     expect(r.body.datasets).toHaveLength(9);
     const grid = await s.status();
-    expect(grid).toMatchObject({ state: 'loaded', generation: 3, rows: 20, loaded_at: iso(loadedAt), last_check: iso(loadedAt), last_error: null, consecutive_failures: 0 });
+    expect(grid).toMatchObject({
+      state: 'loaded',
+      generation: 3,
+      rows: 20,
+      loaded_at: iso(loadedAt),
+      last_check: iso(loadedAt),
+      last_error: null,
+      consecutive_failures: 0,
+    });
     expect(grid['sha256']).toMatch(/^[0-9a-f]{64}$/);
     expect(typeof grid['load_ms']).toBe('number');
     // No polling configured (refreshIntervalMs 0): nothing is scheduled.
     expect(grid['next_check']).toBeNull();
     expect(await s.status('gbsi_eu/system_stress')).toMatchObject({ state: 'loaded', generation: 1, rows: 2, loaded_at: iso(T0), last_error: null });
-    expect(await s.status('glmi/marginality')).toMatchObject({ state: 'missing', generation: null, rows: null, loaded_at: null, last_error: 'no manifest.json at the source' });
+    expect(await s.status('glmi/marginality')).toMatchObject({
+      state: 'missing',
+      generation: null,
+      rows: null,
+      loaded_at: null,
+      last_error: 'no manifest.json at the source',
+    });
   });
 
   it('after a fault it shows the reason, the failure count and the time of the failed check, and still the served generation', async () => {
@@ -106,7 +126,15 @@ describe('GET /admin/status', () => {
       expect(grid).toMatchObject({ outcome: 'unreachable', generation_before: 3, generation_after: 3 });
       expect(grid.error).toMatch(/ECONNREFUSED/);
       const st = await s.status();
-      expect(st).toMatchObject({ state: 'loaded', generation: 3, rows: 20, loaded_at: iso(loadedAt), last_check: iso(clock.now()), consecutive_failures: 1, last_error: grid.error });
+      expect(st).toMatchObject({
+        state: 'loaded',
+        generation: 3,
+        rows: 20,
+        loaded_at: iso(loadedAt),
+        last_check: iso(clock.now()),
+        consecutive_failures: 1,
+        last_error: grid.error,
+      });
       // Without a key, /readyz says the state and what is served, never the reason (it names the endpoint).
       const ready = await s.get('/readyz', null);
       expect(ready.status).toBe(200);

@@ -42,7 +42,14 @@ function everyTypeSpec(): SnapshotSpec {
 function raw(v: Vector): unknown[] {
   const out: unknown[] = [];
   for (const d of v.data) {
-    for (let i = 0; i < d.length; i++) out.push(d.getValid(i) ? (DataType.isBool(d.type) || DataType.isUtf8(d.type) || DataType.isDictionary(d.type) ? v.get(out.length) : d.values[d.offset + i]) : null);
+    for (let i = 0; i < d.length; i++)
+      out.push(
+        d.getValid(i)
+          ? DataType.isBool(d.type) || DataType.isUtf8(d.type) || DataType.isDictionary(d.type)
+            ? v.get(out.length)
+            : d.values[d.offset + i]
+          : null,
+      );
   }
   return out;
 }
@@ -104,7 +111,10 @@ describe('buildArrowSnapshot', () => {
       for (const f of t.schema.fields) {
         const v = child(t, f.name);
         expect(v.nullCount, f.name).toBe(1);
-        expect([0, 1, 2, 3, 4].map((i) => v.isValid(i)), f.name).toEqual([true, true, false, true, true]);
+        expect(
+          [0, 1, 2, 3, 4].map((i) => v.isValid(i)),
+          f.name,
+        ).toEqual([true, true, false, true, true]);
       }
     });
 
@@ -157,7 +167,13 @@ describe('buildArrowSnapshot', () => {
   });
 
   it('writes an empty snapshot with its schema and no rows', () => {
-    const spec: SnapshotSpec = { seriesKey: ['k'], columns: [{ name: 'k', type: 'dict-utf8', values: [] }, { name: 'v', type: 'float64', values: [] }] };
+    const spec: SnapshotSpec = {
+      seriesKey: ['k'],
+      columns: [
+        { name: 'k', type: 'dict-utf8', values: [] },
+        { name: 'v', type: 'float64', values: [] },
+      ],
+    };
     const t = tableFromIPC(buildArrowSnapshot(spec));
     expect(t.numRows).toBe(0);
     expect(t.schema.fields.map((f) => f.name)).toEqual(['k', 'v']);
@@ -165,11 +181,29 @@ describe('buildArrowSnapshot', () => {
 
   it('refuses columns of unequal length, duplicate names, and values that do not fit the type', () => {
     const two = [1, 2];
-    expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 'a', type: 'int32', values: two }, { name: 'b', type: 'int32', values: [1] }] })).toThrow(/b has 1 values, expected 2/);
-    expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 'a', type: 'int32', values: two }, { name: 'a', type: 'int32', values: two }] })).toThrow(/duplicate column name: a/);
+    expect(() =>
+      buildArrowSnapshot({
+        seriesKey: [],
+        columns: [
+          { name: 'a', type: 'int32', values: two },
+          { name: 'b', type: 'int32', values: [1] },
+        ],
+      }),
+    ).toThrow(/b has 1 values, expected 2/);
+    expect(() =>
+      buildArrowSnapshot({
+        seriesKey: [],
+        columns: [
+          { name: 'a', type: 'int32', values: two },
+          { name: 'a', type: 'int32', values: two },
+        ],
+      }),
+    ).toThrow(/duplicate column name: a/);
     expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 'a', type: 'int8', values: [200] }] })).toThrow(/not an integer in \[-128, 127\]/);
     expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 'a', type: 'int32', values: [1.5] }] })).toThrow(/not an integer/);
-    expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 't', type: 'timestamp', unit: 'us', values: [1.5] }] })).toThrow(/t: 1.5 is not an integer/);
+    expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 't', type: 'timestamp', unit: 'us', values: [1.5] }] })).toThrow(
+      /t: 1.5 is not an integer/,
+    );
     expect(() => buildArrowSnapshot({ seriesKey: [], columns: [{ name: 'i', type: 'int64', values: [2n ** 63n] }] })).toThrow(/does not fit in 64 bits/);
     expect(() => buildArrowSnapshot({ seriesKey: [], batchRows: 0, columns: [{ name: 'a', type: 'int32', values: two }] })).toThrow(/batchRows/);
   });

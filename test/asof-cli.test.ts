@@ -19,11 +19,17 @@ describe('pitcache asof: command line', () => {
   it.each([
     [[...GLMI, '--format', 'xml'], /^pitcache asof: --format: must be one of json, csv, arrow, got "xml"\n$/],
     [[...GLMI, '--country', 'DE'], /^pitcache asof: --country: is not a filter of glmi \(its filters: --basin\), got "DE"\n$/],
-    [['--source', 'x', '--product', 'gbsi_us', '--dataset', 'system_stress', '--basin', 'atlantic'], /^pitcache asof: --basin: is not a filter of gbsi_us \(it has none\)/],
+    [
+      ['--source', 'x', '--product', 'gbsi_us', '--dataset', 'system_stress', '--basin', 'atlantic'],
+      /^pitcache asof: --basin: is not a filter of gbsi_us \(it has none\)/,
+    ],
     [[...GLMI, '--basin', 'atlantic,indian'], /^pitcache asof: --basin: basin must be one of atlantic, pacific, middle_east, got "atlantic,indian"\n$/],
     [[...GLMI, '--as-of', 'yesterday'], /^pitcache asof: --as-of: must be a date YYYY-MM-DD .*, got "yesterday"\n$/],
     [[...GLMI, '--date-from', '2026-02-30'], /^pitcache asof: --date-from: must be a date YYYY-MM-DD, got "2026-02-30"\n$/],
-    [[...GLMI, '--date-from', '2026-03-02', '--date-to', '2026-03-01'], /^pitcache asof: --date-from: date_from must not be after date_to, got "2026-03-02"\n$/],
+    [
+      [...GLMI, '--date-from', '2026-03-02', '--date-to', '2026-03-01'],
+      /^pitcache asof: --date-from: date_from must not be after date_to, got "2026-03-02"\n$/,
+    ],
     [[...GLMI, '--latest', 'maybe'], /^pitcache asof: unexpected argument "maybe"/],
     [[...GLMI, '--limit', '5'], /^pitcache asof: unknown option --limit/],
     [['--product', 'glmi', '--dataset', 'marginality'], /^pitcache asof: --source \/ PITCACHE_SOURCE: is required\n$/],

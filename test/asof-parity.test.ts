@@ -73,7 +73,15 @@ function glmiSpec(): SnapshotSpec {
 }
 
 function wrsiSpec(): SnapshotSpec {
-  const vs = versions([['ERCOT', 'grid'], ['US', 'national'], ['US', 'state'], ['PJM', 'grid']], 3);
+  const vs = versions(
+    [
+      ['ERCOT', 'grid'],
+      ['US', 'national'],
+      ['US', 'state'],
+      ['PJM', 'grid'],
+    ],
+    3,
+  );
   const rnd = lcg(5);
   const columns: ColumnSpec[] = [
     { name: 'date', type: 'date32', values: vs.map((v) => v.day) },
@@ -184,18 +192,21 @@ describe('asof rebuilds the API answer from the stored files', () => {
     });
   });
 
-  it.each(QUERIES)('%s/%s %j: csv is the API csv pages joined byte for byte; arrow holds the API arrow pages rows, typed the same', async (product, dataset, params) => {
-    const csvPages = await apiPages(product, dataset, params, 'csv');
-    const header = csvPages[0]!.toString().split('\n')[0]! + '\n';
-    const joined = header + csvPages.map((p) => p.toString().slice(header.length)).join('');
-    expect(await asof(product, dataset, params, 'csv')).toBe(joined);
+  it.each(QUERIES)(
+    '%s/%s %j: csv is the API csv pages joined byte for byte; arrow holds the API arrow pages rows, typed the same',
+    async (product, dataset, params) => {
+      const csvPages = await apiPages(product, dataset, params, 'csv');
+      const header = csvPages[0]!.toString().split('\n')[0]! + '\n';
+      const joined = header + csvPages.map((p) => p.toString().slice(header.length)).join('');
+      expect(await asof(product, dataset, params, 'csv')).toBe(joined);
 
-    const fileTable = tableFromIPC(await asofBytes(product, dataset, params, 'arrow'));
-    const apiTables = (await apiPages(product, dataset, params, 'arrow')).map((b) => tableFromIPC(b));
-    expect(fileTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(apiTables[0]!.schema.fields.map((f) => `${f.name}:${String(f.type)}`));
-    const rowsOf = (t: ArrowTable): string[] => t.toArray().map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-    expect(rowsOf(fileTable)).toEqual(apiTables.flatMap(rowsOf));
-  });
+      const fileTable = tableFromIPC(await asofBytes(product, dataset, params, 'arrow'));
+      const apiTables = (await apiPages(product, dataset, params, 'arrow')).map((b) => tableFromIPC(b));
+      expect(fileTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(apiTables[0]!.schema.fields.map((f) => `${f.name}:${String(f.type)}`));
+      const rowsOf = (t: ArrowTable): string[] => t.toArray().map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      expect(rowsOf(fileTable)).toEqual(apiTables.flatMap(rowsOf));
+    },
+  );
 
   it('covers answers that are empty, one page and several pages', async () => {
     const sizes = await Promise.all(QUERIES.map(([p, d, q]) => apiRows(p, d, q).then((rows) => rows.length)));

@@ -39,7 +39,13 @@ describe('keys file parsing', () => {
   it('accepts the contract example shape and normalises it', () => {
     const cfg = parseKeysFile(contractExample(), 'keys.json');
     expect(cfg.keys.map((k) => k.id)).toEqual(['farm-a', 'eu-desk', 'ops']);
-    expect(cfg.keys[0]).toMatchObject({ sha256: sha256Hex(FARM_KEY), plaintext: false, products: '*', rateLimit: { perSecond: 500, burst: 1000 }, admin: false });
+    expect(cfg.keys[0]).toMatchObject({
+      sha256: sha256Hex(FARM_KEY),
+      plaintext: false,
+      products: '*',
+      rateLimit: { perSecond: 500, burst: 1000 },
+      admin: false,
+    });
     expect(cfg.keys[1]).toMatchObject({ sha256: sha256Hex(EU_KEY), plaintext: true, products: ['gbsi_eu', 'pemi'], rateLimit: null });
     expect(cfg.keys[2]).toMatchObject({ admin: true, rateLimit: null });
   });
@@ -71,11 +77,31 @@ describe('keys file parsing', () => {
     ['missing products', withEntry({ id: 'x', key: 'k' }), /at keys\[1\]\.products: Required/],
     ['duplicate id', withEntry({ id: 'first', key: 'k', products: ['pemi'] }), /at keys\[1\]\.id: duplicate id, also used by keys\[0\]/],
     ['empty id', withEntry({ id: '', key: 'k', products: ['pemi'] }), /at keys\[1\]\.id: must be a non-empty string/],
-    ['duplicate secret (plaintext vs hash)', withEntry({ id: 'x', key: 'first-key', products: ['pemi'] }), /at keys\[1\]\.key: same key as keys\[0\] \(id "first"\)/],
-    ['duplicate secret (hash case)', withEntry({ id: 'x', sha256: sha256Hex('first-key').toUpperCase(), products: ['pemi'] }), /at keys\[1\]\.sha256: same key as keys\[0\]/],
-    ['per_second zero', withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 0, burst: 5 } }), /at keys\[1\]\.rate_limit\.per_second: must be > 0/],
-    ['burst below 1', withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 1, burst: 0 } }), /at keys\[1\]\.rate_limit\.burst: must be >= 1/],
-    ['fractional burst', withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 1, burst: 1.5 } }), /at keys\[1\]\.rate_limit\.burst: must be an integer/],
+    [
+      'duplicate secret (plaintext vs hash)',
+      withEntry({ id: 'x', key: 'first-key', products: ['pemi'] }),
+      /at keys\[1\]\.key: same key as keys\[0\] \(id "first"\)/,
+    ],
+    [
+      'duplicate secret (hash case)',
+      withEntry({ id: 'x', sha256: sha256Hex('first-key').toUpperCase(), products: ['pemi'] }),
+      /at keys\[1\]\.sha256: same key as keys\[0\]/,
+    ],
+    [
+      'per_second zero',
+      withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 0, burst: 5 } }),
+      /at keys\[1\]\.rate_limit\.per_second: must be > 0/,
+    ],
+    [
+      'burst below 1',
+      withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 1, burst: 0 } }),
+      /at keys\[1\]\.rate_limit\.burst: must be >= 1/,
+    ],
+    [
+      'fractional burst',
+      withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: { per_second: 1, burst: 1.5 } }),
+      /at keys\[1\]\.rate_limit\.burst: must be an integer/,
+    ],
     ['rate_limit not an object', withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limit: 10 }), /at keys\[1\]\.rate_limit: Expected object/],
     ['misspelt field', withEntry({ id: 'x', key: 'k', products: ['pemi'], rate_limt: { per_second: 1 } }), /at keys\[1\]\.rate_limt: unknown field/],
     ['admin not boolean', withEntry({ id: 'x', key: 'k', products: ['pemi'], admin: 'yes' }), /at keys\[1\]\.admin: Expected boolean/],

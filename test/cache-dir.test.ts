@@ -9,7 +9,19 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
 import { expectError, rowsOf } from './support/fixtures.js';
-import { ALL_ROWS, GRID_ID, ManualTimers, T0, driveStartup, expectedValues, publish, serve, startS3World, type S3World, type Served } from './support/s3-harness.js';
+import {
+  ALL_ROWS,
+  GRID_ID,
+  ManualTimers,
+  T0,
+  driveStartup,
+  expectedValues,
+  publish,
+  serve,
+  startS3World,
+  type S3World,
+  type Served,
+} from './support/s3-harness.js';
 
 let world: S3World;
 let cacheDir: string;

@@ -37,7 +37,9 @@ describe('PitcacheClient', () => {
   });
 
   it('throws PitcacheError with status, code, param, recordId', async () => {
-    const bad = await client().query('glmi', 'marginality', { limit: 0 }).catch((e: unknown) => e);
+    const bad = await client()
+      .query('glmi', 'marginality', { limit: 0 })
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(PitcacheError);
     expect(bad).toMatchObject({ status: 400, code: 'invalid_parameter', param: 'limit' });
     expect((bad as PitcacheError).recordId).toMatch(/^req_[0-9a-z]{16,}$/);

@@ -5,7 +5,24 @@ import { optionSpecs } from '../src/config/option-table.js';
 import { booleanOption, enumOption, integerOption, wordOption } from '../src/config/option-types.js';
 import { serveOptionRows } from '../src/config/serve-config.js';
 
-const SERVE_FLAGS = ['--source', '--keys', '--host', '--port', '--demo', '--demo-dir', '--access-log', '--log-level', '--s3-endpoint', '--s3-force-path-style', '--refresh-interval', '--startup-timeout', '--cache-dir', '--workers', '--response-cache-mb', '--row-cache-mb'];
+const SERVE_FLAGS = [
+  '--source',
+  '--keys',
+  '--host',
+  '--port',
+  '--demo',
+  '--demo-dir',
+  '--access-log',
+  '--log-level',
+  '--s3-endpoint',
+  '--s3-force-path-style',
+  '--refresh-interval',
+  '--startup-timeout',
+  '--cache-dir',
+  '--workers',
+  '--response-cache-mb',
+  '--row-cache-mb',
+];
 const SERVE_ENVS = SERVE_FLAGS.map((f) => 'PITCACHE_' + f.slice(2).replace(/-/g, '_').toUpperCase());
 
 describe('option table', () => {
@@ -40,10 +57,7 @@ describe('option table', () => {
   });
 
   it('renders the README table with one line per option and escaped pipes', () => {
-    const table = optionsMarkdownTable([
-      ...serveOptionRows(),
-      { flag: '--x', env: 'X', default: undefined, description: 'a|b' },
-    ]);
+    const table = optionsMarkdownTable([...serveOptionRows(), { flag: '--x', env: 'X', default: undefined, description: 'a|b' }]);
     const lines = table.trimEnd().split('\n');
     expect(lines).toHaveLength(2 + SERVE_FLAGS.length + 1);
     expect(lines.at(-1)).toBe('| `--x` | `X` |  | a\\|b |');

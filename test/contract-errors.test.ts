@@ -51,7 +51,11 @@ describe('contract 5: errors', () => {
     h = await startInProcessHarness({
       datasets: [
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], ROWS) },
-        { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], [{ key: { country: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'de' }]) },
+        {
+          productId: 'gbsi_eu',
+          dataset: 'system_stress',
+          spec: pitSnapshot(['country'], [{ key: { country: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'de' }]),
+        },
       ],
       keys: defaultKeysJson([{ id: 'limited', key: LIMITED_KEY, products: ['*'], rate_limit: { per_second: 1, burst: 2 } }]),
     });
@@ -87,7 +91,19 @@ describe('contract 5: errors', () => {
   });
 
   it('404: unknown product, unknown dataset, any other path, trailing segments', async () => {
-    for (const path of ['/nope/marginality', '/glmi/nope', '/glmi/system_stress', '/', '/glmi', '/glmi/', `${GLMI}/`, `${GLMI}/extra`, '/GLMI/marginality', '/favicon.ico', '/v1/glmi/marginality']) {
+    for (const path of [
+      '/nope/marginality',
+      '/glmi/nope',
+      '/glmi/system_stress',
+      '/',
+      '/glmi',
+      '/glmi/',
+      `${GLMI}/`,
+      `${GLMI}/extra`,
+      '/GLMI/marginality',
+      '/favicon.ico',
+      '/v1/glmi/marginality',
+    ]) {
       expectError(await h.get(path), 404, 'not_found', undefined);
     }
     // A key not entitled to anything named there still gets 404 for a path that does not exist.
@@ -108,7 +124,7 @@ describe('contract 5: errors', () => {
     }
   });
 
-  it('HEAD answers GET\'s status and headers with no body', async () => {
+  it("HEAD answers GET's status and headers with no body", async () => {
     const pairs: Array<[string, string | null]> = [
       [GLMI, TEST_KEY],
       [`${GLMI}?limit=0`, TEST_KEY],

@@ -29,7 +29,14 @@ describe('spec 8 / contract 1: vintage floors', () => {
       datasets: [
         { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], rows('country', 'DE', 'FR')) },
         { productId: 'glmi', dataset: 'marginality', spec: pitSnapshot(['basin'], rows('basin', 'atlantic', 'pacific')) },
-        { productId: 'wrsi', dataset: 'forecast_stress', spec: pitSnapshot(['geography', 'region_type'], rows('geography', 'US', 'ERCOT').map((r) => ({ ...r, key: { ...r.key, region_type: 'iso' } }))) },
+        {
+          productId: 'wrsi',
+          dataset: 'forecast_stress',
+          spec: pitSnapshot(
+            ['geography', 'region_type'],
+            rows('geography', 'US', 'ERCOT').map((r) => ({ ...r, key: { ...r.key, region_type: 'iso' } })),
+          ),
+        },
       ],
     });
   });

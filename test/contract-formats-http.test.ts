@@ -17,20 +17,34 @@ const tags = ['plain', '', 'with,comma', 'with "quote"', 'line\nbreak', 'cr\rher
 for (let d = 0; d < 400; d++) {
   const date = new Date(Date.UTC(2026, 2, 2) + d * 86_400_000).toISOString().slice(0, 10);
   for (const zone of ['DE', 'FR']) {
-    rows.push({ date, eff: date, obs: `${date}T06:00:00Z`, key: { bidding_zone: zone }, tag: tags[(d + zone.length) % tags.length]!, value: d % 11 === 0 ? null : d / 8 });
+    rows.push({
+      date,
+      eff: date,
+      obs: `${date}T06:00:00Z`,
+      key: { bidding_zone: zone },
+      tag: tags[(d + zone.length) % tags.length]!,
+      value: d % 11 === 0 ? null : d / 8,
+    });
   }
 }
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ datasets: [{ productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], rows) }], server: { responseCacheBytes: 8 << 20 } });
+  h = await startHarness({
+    datasets: [{ productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], rows) }],
+    server: { responseCacheBytes: 8 << 20 },
+  });
 });
 afterAll(async () => h?.close());
 
 const BIG = '/pemi/grid_stress?latest=false&limit=600';
 
 /** node:http, not fetch: fetch would decode the body, and these tests look at the bytes on the wire. */
-function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: { get(name: string): string | null }; bytes: Buffer }> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: { get(name: string): string | null }; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(h.url + path, { method, headers: { 'x-api-key': TEST_KEY, 'accept-encoding': 'identity', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -99,7 +113,12 @@ describe('columns= in every format', () => {
     const second = await raw(`/pemi/grid_stress?latest=false&limit=3&columns=value&format=csv&cursor=${first.next_cursor}`);
     expect(second.status).toBe(200);
     const all = JSON.parse((await raw('/pemi/grid_stress?latest=false&limit=6')).bytes.toString());
-    const csvDates = second.bytes.toString().trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    const csvDates = second.bytes
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]);
     expect(csvDates).toEqual(all.data.slice(3).map((r: { date: string }) => r.date));
   });
 });
@@ -135,7 +154,9 @@ describe('zero rows', () => {
     const t = tableFromIPC(bytes);
     expect(t.numRows).toBe(0);
     expect(t.schema.fields.length).toBe(8);
-    expect((await raw(`${q}&format=csv`)).bytes.toString()).toBe('date,str_effective_at,str_observed_at,str_ingested_at,model_version,bidding_zone,value,tag\n');
+    expect((await raw(`${q}&format=csv`)).bytes.toString()).toBe(
+      'date,str_effective_at,str_observed_at,str_ingested_at,model_version,bidding_zone,value,tag\n',
+    );
     expect(JSON.parse((await raw(q)).bytes.toString()).data).toEqual([]);
   });
 });
@@ -170,7 +191,11 @@ describe('compression', () => {
   it('curl --compressed (libcurl with zlib and libbrotli) reads the answers, first and cached, and their record ids differ', async () => {
     // Async: the server runs in this process, a blocking child would starve it.
     const curl = async (enc: string): Promise<string> =>
-      (await promisify(execFile)('curl', ['-sS', '--compressed', '-H', `x-api-key: ${TEST_KEY}`, '-H', `accept-encoding: ${enc}`, `${h.url}${BIG}`], { maxBuffer: 1 << 26 })).stdout;
+      (
+        await promisify(execFile)('curl', ['-sS', '--compressed', '-H', `x-api-key: ${TEST_KEY}`, '-H', `accept-encoding: ${enc}`, `${h.url}${BIG}`], {
+          maxBuffer: 1 << 26,
+        })
+      ).stdout;
     for (const enc of ['gzip', 'br']) {
       const bodies = [await curl(enc), await curl(enc), await curl(enc)];
       const parsed = bodies.map((b) => JSON.parse(b) as { count: number; metadata: { record_id: string } });
@@ -210,7 +235,8 @@ describe('ETag, 304 and HEAD', () => {
       const head = await raw(`${BIG}&format=${format}`, { 'accept-encoding': 'gzip' }, 'HEAD');
       expect(head.status).toBe(200);
       expect(head.bytes.length).toBe(0);
-      for (const name of ['content-type', 'content-encoding', 'etag', 'x-count', 'x-total-count', 'x-next-cursor', 'link', 'vary']) expect(head.headers.get(name), name).toBe(get.headers.get(name));
+      for (const name of ['content-type', 'content-encoding', 'etag', 'x-count', 'x-total-count', 'x-next-cursor', 'link', 'vary'])
+        expect(head.headers.get(name), name).toBe(get.headers.get(name));
       expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
     }
   });

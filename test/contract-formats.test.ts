@@ -114,7 +114,9 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset}`, s] as const))('%s
         expect(arrowEnv).not.toHaveProperty('data');
         for (const def of snap.columns) {
           const field = t.schema.fields.find((f) => f.name === def.name)!;
-          const expectType = { float32: 'Float32', float64: 'Float64', int64: 'Int64', bool: 'Bool', utf8: 'Utf8', 'dict-utf8': 'Utf8', date32: 'Date32' }[def.type as string];
+          const expectType = { float32: 'Float32', float64: 'Float64', int64: 'Int64', bool: 'Bool', utf8: 'Utf8', 'dict-utf8': 'Utf8', date32: 'Date32' }[
+            def.type as string
+          ];
           if (expectType !== undefined) expect(String(field.type), def.name).toMatch(new RegExp(`^${expectType}`));
           if (def.type === 'timestamp') expect(String(field.type)).toBe(`Timestamp<${{ s: 'SECOND', ms: 'MILLISECOND', us: 'MICROSECOND' }[def.unit!]}, UTC>`);
         }
@@ -124,7 +126,10 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset}`, s] as const))('%s
           for (const f of t.schema.fields) {
             const json = env.data[i]![f.name]!;
             expect(fromArrow(t.getChild(f.name)!.get(i), String(f.type), json), `${path} arrow row ${i} ${f.name}`).toEqual(json);
-            expect(polarsMatches(polarsRows[i]![f.name], String(f.type), json), `${path} polars row ${i} ${f.name}: ${String(polarsRows[i]![f.name])} vs ${String(json)}`).toBe(true);
+            expect(
+              polarsMatches(polarsRows[i]![f.name], String(f.type), json),
+              `${path} polars row ${i} ${f.name}: ${String(polarsRows[i]![f.name])} vs ${String(json)}`,
+            ).toBe(true);
           }
         }
 

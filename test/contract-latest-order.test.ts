@@ -29,7 +29,13 @@ const GRINNING = '\u{1F600}';
 const REGION_IDS = [GRINNING, 'a', FULLWIDTH_Z, 'Z', '\u00E9', 'ab'];
 
 const WSSI: PitRow[] = [
-  ...REGION_IDS.map((id): PitRow => ({ key: { region_id: id, region_type: 't' }, date: '2026-05-01', eff: '2026-05-01', obs: '2026-05-01T06:00:00Z', tag: id })),
+  ...REGION_IDS.map((id): PitRow => ({
+    key: { region_id: id, region_type: 't' },
+    date: '2026-05-01',
+    eff: '2026-05-01',
+    obs: '2026-05-01T06:00:00Z',
+    tag: id,
+  })),
   // Second key column breaks ties of the first; declared before its sibling on purpose.
   { key: { region_id: 'a', region_type: 's' }, date: '2026-05-01', eff: '2026-05-01', obs: '2026-05-01T06:00:00Z', tag: 'a/s' },
   // A later date sorts after every row of an earlier date, whatever its key.
@@ -45,7 +51,14 @@ describe('contract 2: latest, date bounds and row order', () => {
       datasets: [
         { productId: 'wrsi', dataset: 'forecast_stress', spec: pitSnapshot(['geography', 'region_type'], WRSI) },
         { productId: 'wssi_us', dataset: 'demand_shock', spec: pitSnapshot(['region_id', 'region_type'], WSSI, { dictionaryKeys: true, batchRows: 3 }) },
-        { productId: 'gbsi_us', dataset: 'system_stress', spec: pitSnapshot([], [wrsiRow('-', '-', '2026-04-02', 'one-2'), wrsiRow('-', '-', '2026-04-01', 'one-1')].map((r) => ({ ...r, key: {} }))) },
+        {
+          productId: 'gbsi_us',
+          dataset: 'system_stress',
+          spec: pitSnapshot(
+            [],
+            [wrsiRow('-', '-', '2026-04-02', 'one-2'), wrsiRow('-', '-', '2026-04-01', 'one-1')].map((r) => ({ ...r, key: {} })),
+          ),
+        },
       ],
     });
   });

@@ -166,7 +166,14 @@ describe('spec 4.4 / contract 2: pagination', () => {
   it('a cursor reused with different parameters is a 400 invalid_cursor', async () => {
     const first = await h.get(`${PEMI}?latest=false&limit=7`);
     const cursor = encodeURIComponent(first.body.next_cursor as string);
-    for (const q of ['latest=false&limit=8', 'latest=false&limit=7&as_of=2026-08-01', 'latest=false&limit=7&bidding_zone=DE', 'latest=false&limit=7&date_to=2026-06-01', 'limit=7', '']) {
+    for (const q of [
+      'latest=false&limit=8',
+      'latest=false&limit=7&as_of=2026-08-01',
+      'latest=false&limit=7&bidding_zone=DE',
+      'latest=false&limit=7&date_to=2026-06-01',
+      'limit=7',
+      '',
+    ]) {
       expectError(await h.get(`${PEMI}?${q}${q === '' ? '' : '&'}cursor=${cursor}`), 400, 'invalid_cursor', 'cursor');
     }
   });

@@ -16,7 +16,9 @@ const ZONES = ['DE', 'FR'];
 
 /** Generation `g`: 2 zones x 5 dates, each row tagged with its generation. */
 function generation(g: number): PitRow[] {
-  return DATES.flatMap((date) => ZONES.map((z): PitRow => ({ key: { bidding_zone: z }, date, eff: date, obs: `${date}T06:00:00Z`, tag: `g${g}/${date}/${z}` })));
+  return DATES.flatMap((date) =>
+    ZONES.map((z): PitRow => ({ key: { bidding_zone: z }, date, eff: date, obs: `${date}T06:00:00Z`, tag: `g${g}/${date}/${z}` })),
+  );
 }
 /** The unpaged latest=false answer of generation g: date ascending, then DE before FR. */
 const all = (g: number) => DATES.flatMap((d) => ZONES.map((z) => `g${g}/${d}/${z}`));
@@ -66,7 +68,13 @@ describe('contract 2/6: refresh while serving', () => {
     expect(tagsOf(await h.get(`${PATH}?latest=false&limit=100`))).toEqual(all(2));
     // Generation 4: a snapshot that breaks the column table (no str_observed_at).
     const spec = pitSnapshot(['bidding_zone'], generation(4));
-    await writeGeneration(h.source, REF, buildArrowSnapshot({ ...spec, columns: spec.columns.filter((c) => c.name !== 'str_observed_at') }), 4, '2026-11-04T00:00:00Z');
+    await writeGeneration(
+      h.source,
+      REF,
+      buildArrowSnapshot({ ...spec, columns: spec.columns.filter((c) => c.name !== 'str_observed_at') }),
+      4,
+      '2026-11-04T00:00:00Z',
+    );
     await refresh(h);
     expect(tagsOf(await h.get(`${PATH}?latest=false&limit=100`))).toEqual(all(2));
     expect((await h.get('/readyz', null)).status).toBe(200);

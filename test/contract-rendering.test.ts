@@ -23,8 +23,25 @@ const SPEC: SnapshotSpec = {
     { name: 'date', type: 'date32', values: same(day('2026-04-01')) },
     { name: 'series', type: 'dict-utf8', values: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
     { name: 'str_effective_at', type: 'timestamp', unit: 's', values: same(sec('2026-04-01T00:00:00Z')) },
-    { name: 'str_observed_at', type: 'timestamp', unit: 'ms', values: [ms('2026-04-01T06:07:08.009Z'), ms('2026-04-01T06:00:00Z'), ms('2026-04-01T06:00:00.5Z'), 0, 1, ms('2026-04-01T06:00:00.12Z')] },
-    { name: 'str_ingested_at', type: 'timestamp', unit: 'us', values: [micros('2026-04-01T06:07:08.000001Z'), micros('2026-04-01T06:00:00Z'), micros('2026-04-01T06:00:00.123456Z'), 0, 10, micros('2026-04-01T06:00:00.1Z')] },
+    {
+      name: 'str_observed_at',
+      type: 'timestamp',
+      unit: 'ms',
+      values: [ms('2026-04-01T06:07:08.009Z'), ms('2026-04-01T06:00:00Z'), ms('2026-04-01T06:00:00.5Z'), 0, 1, ms('2026-04-01T06:00:00.12Z')],
+    },
+    {
+      name: 'str_ingested_at',
+      type: 'timestamp',
+      unit: 'us',
+      values: [
+        micros('2026-04-01T06:07:08.000001Z'),
+        micros('2026-04-01T06:00:00Z'),
+        micros('2026-04-01T06:00:00.123456Z'),
+        0,
+        10,
+        micros('2026-04-01T06:00:00.1Z'),
+      ],
+    },
     { name: 'model_version', type: 'utf8', values: same('1.0') },
     { name: 'f64', type: 'float64', values: [0.1, -123.456, 5e-324, 1.7976931348623157e308, 1e21, 123456789.12345679] },
     { name: 'f64_special', type: 'float64', values: [NaN, Infinity, -Infinity, null, 0, -1.5] },
@@ -47,12 +64,132 @@ const SPEC: SnapshotSpec = {
 
 /** What each row must render as, written from the column list above. */
 const EXPECTED: Array<Record<string, unknown>> = [
-  { note: 'plain', str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '2026-04-01T06:07:08.009Z', str_ingested_at: '2026-04-01T06:07:08.000001Z', f64: 0.1, f64_special: null, i8: -128, i16: -32768, i32: -2147483648, i64: 9007199254740991, u8: 0, u16: 0, u32: 0, flag: true, d: '1969-12-31', ts_s: '1970-01-01T00:00:00Z', ts_ms: '1970-01-01T00:00:00.000Z', ts_us: '1970-01-01T00:00:00.000000Z', label: TRICKY },
-  { note: TRICKY, str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '2026-04-01T06:00:00.000Z', str_ingested_at: '2026-04-01T06:00:00.000000Z', f64: -123.456, f64_special: null, i8: 127, i16: 32767, i32: 2147483647, i64: -9007199254740991, u8: 255, u16: 65535, u32: 4294967295, flag: false, d: '2000-02-29', ts_s: '1969-12-31T23:59:59Z', ts_ms: '1969-12-31T23:59:59.999Z', ts_us: '1969-12-31T23:59:59.999999Z', label: 'x' },
-  { note: null, str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '2026-04-01T06:00:00.500Z', str_ingested_at: '2026-04-01T06:00:00.123456Z', f64: 5e-324, f64_special: null, i8: 0, i16: 0, i32: 0, i64: '9007199254740993', u8: null, u16: null, u32: null, flag: null, d: '9999-12-31', ts_s: null, ts_ms: '1970-01-01T00:00:01.234Z', ts_us: '1970-01-01T00:00:00.000001Z', label: null },
-  { note: '', str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '1970-01-01T00:00:00.000Z', str_ingested_at: '1970-01-01T00:00:00.000000Z', f64: 1.7976931348623157e308, f64_special: null, i8: null, i16: null, i32: null, i64: '9223372036854775807', u8: 1, u16: 1, u32: 1, flag: true, d: null, ts_s: '2026-04-01T06:07:08Z', ts_ms: null, ts_us: null, label: TRICKY },
-  { note: ' ', str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '1970-01-01T00:00:00.001Z', str_ingested_at: '1970-01-01T00:00:00.000010Z', f64: 1e21, f64_special: 0, i8: 1, i16: 1, i32: 1, i64: '-9223372036854775808', u8: 128, u16: 32768, u32: 2147483648, flag: false, d: '1970-01-01', ts_s: '1970-01-01T00:00:01Z', ts_ms: '2026-04-01T06:07:08.900Z', ts_us: '2026-04-01T06:07:08.123456Z', label: '"' },
-  { note: '\u0000', str_effective_at: '2026-04-01T00:00:00Z', str_observed_at: '2026-04-01T06:00:00.120Z', str_ingested_at: '2026-04-01T06:00:00.100000Z', f64: 123456789.12345679, f64_special: -1.5, i8: -1, i16: -1, i32: -1, i64: null, u8: 7, u16: 7, u32: 7, flag: true, d: '2026-04-01', ts_s: '1970-01-01T00:00:59Z', ts_ms: '1970-01-01T00:01:00.000Z', ts_us: '1970-01-01T00:00:01.000000Z', label: '\\' },
+  {
+    note: 'plain',
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '2026-04-01T06:07:08.009Z',
+    str_ingested_at: '2026-04-01T06:07:08.000001Z',
+    f64: 0.1,
+    f64_special: null,
+    i8: -128,
+    i16: -32768,
+    i32: -2147483648,
+    i64: 9007199254740991,
+    u8: 0,
+    u16: 0,
+    u32: 0,
+    flag: true,
+    d: '1969-12-31',
+    ts_s: '1970-01-01T00:00:00Z',
+    ts_ms: '1970-01-01T00:00:00.000Z',
+    ts_us: '1970-01-01T00:00:00.000000Z',
+    label: TRICKY,
+  },
+  {
+    note: TRICKY,
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '2026-04-01T06:00:00.000Z',
+    str_ingested_at: '2026-04-01T06:00:00.000000Z',
+    f64: -123.456,
+    f64_special: null,
+    i8: 127,
+    i16: 32767,
+    i32: 2147483647,
+    i64: -9007199254740991,
+    u8: 255,
+    u16: 65535,
+    u32: 4294967295,
+    flag: false,
+    d: '2000-02-29',
+    ts_s: '1969-12-31T23:59:59Z',
+    ts_ms: '1969-12-31T23:59:59.999Z',
+    ts_us: '1969-12-31T23:59:59.999999Z',
+    label: 'x',
+  },
+  {
+    note: null,
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '2026-04-01T06:00:00.500Z',
+    str_ingested_at: '2026-04-01T06:00:00.123456Z',
+    f64: 5e-324,
+    f64_special: null,
+    i8: 0,
+    i16: 0,
+    i32: 0,
+    i64: '9007199254740993',
+    u8: null,
+    u16: null,
+    u32: null,
+    flag: null,
+    d: '9999-12-31',
+    ts_s: null,
+    ts_ms: '1970-01-01T00:00:01.234Z',
+    ts_us: '1970-01-01T00:00:00.000001Z',
+    label: null,
+  },
+  {
+    note: '',
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '1970-01-01T00:00:00.000Z',
+    str_ingested_at: '1970-01-01T00:00:00.000000Z',
+    f64: 1.7976931348623157e308,
+    f64_special: null,
+    i8: null,
+    i16: null,
+    i32: null,
+    i64: '9223372036854775807',
+    u8: 1,
+    u16: 1,
+    u32: 1,
+    flag: true,
+    d: null,
+    ts_s: '2026-04-01T06:07:08Z',
+    ts_ms: null,
+    ts_us: null,
+    label: TRICKY,
+  },
+  {
+    note: ' ',
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '1970-01-01T00:00:00.001Z',
+    str_ingested_at: '1970-01-01T00:00:00.000010Z',
+    f64: 1e21,
+    f64_special: 0,
+    i8: 1,
+    i16: 1,
+    i32: 1,
+    i64: '-9223372036854775808',
+    u8: 128,
+    u16: 32768,
+    u32: 2147483648,
+    flag: false,
+    d: '1970-01-01',
+    ts_s: '1970-01-01T00:00:01Z',
+    ts_ms: '2026-04-01T06:07:08.900Z',
+    ts_us: '2026-04-01T06:07:08.123456Z',
+    label: '"',
+  },
+  {
+    note: '\u0000',
+    str_effective_at: '2026-04-01T00:00:00Z',
+    str_observed_at: '2026-04-01T06:00:00.120Z',
+    str_ingested_at: '2026-04-01T06:00:00.100000Z',
+    f64: 123456789.12345679,
+    f64_special: -1.5,
+    i8: -1,
+    i16: -1,
+    i32: -1,
+    i64: null,
+    u8: 7,
+    u16: 7,
+    u32: 7,
+    flag: true,
+    d: '2026-04-01',
+    ts_s: '1970-01-01T00:00:59Z',
+    ts_ms: '1970-01-01T00:01:00.000Z',
+    ts_us: '1970-01-01T00:00:01.000000Z',
+    label: '\\',
+  },
 ];
 const F32 = [0.1, 3.4028234663852886e38, 1.401298464324817e-45, -2.5];
 
@@ -82,7 +219,10 @@ describe('contract 4: rendering of every Arrow type', () => {
 
   it('timestamps render ISO 8601 UTC with Z: s no fraction, ms 3 digits, us 6 digits', () => {
     for (const c of ['str_effective_at', 'str_observed_at', 'str_ingested_at', 'ts_s', 'ts_ms', 'ts_us']) {
-      expect(rows.map((r) => r[c]), c).toEqual(EXPECTED.map((e) => e[c]));
+      expect(
+        rows.map((r) => r[c]),
+        c,
+      ).toEqual(EXPECTED.map((e) => e[c]));
     }
   });
 
@@ -102,7 +242,11 @@ describe('contract 4: rendering of every Arrow type', () => {
   });
 
   it('Int8..Int32 and Uint8..Uint32 render as JSON numbers at their extremes', () => {
-    for (const c of ['i8', 'i16', 'i32', 'u8', 'u16', 'u32']) expect(rows.map((r) => r[c]), c).toEqual(EXPECTED.map((e) => e[c]));
+    for (const c of ['i8', 'i16', 'i32', 'u8', 'u16', 'u32'])
+      expect(
+        rows.map((r) => r[c]),
+        c,
+      ).toEqual(EXPECTED.map((e) => e[c]));
   });
 
   it('Int64 within 2^53 renders as a number, beyond 2^53 as a string', () => {

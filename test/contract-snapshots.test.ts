@@ -44,7 +44,10 @@ function withoutColumn(spec: SnapshotSpec, name: string): SnapshotSpec {
 function withoutMetadata(spec: SnapshotSpec): Uint8Array {
   const t = buildArrowTable(spec);
   const schema = new Schema(t.schema.fields, new Map());
-  const table = new Table(schema, t.batches.map((b) => new RecordBatch(schema, b.data)));
+  const table = new Table(
+    schema,
+    t.batches.map((b) => new RecordBatch(schema, b.data)),
+  );
   return new RecordBatchFileWriter().writeAll(table).toUint8Array(true);
 }
 
@@ -62,7 +65,17 @@ async function publish(dir: string, productId: string, dataset: string, p: Publi
   await mkdir(join(folder, 'snapshots'), { recursive: true });
   const bytes = p.bytes ?? new Uint8Array(0);
   if (p.writeObject !== false) await writeFile(join(folder, OBJECT), bytes);
-  const manifest = { format: 'pitcache-snapshot/1', product_id: productId, dataset, generation: 1, object: OBJECT, sha256: sha256(bytes), rows: 2, created_at: '2026-11-01T00:00:00Z', ...p.manifest };
+  const manifest = {
+    format: 'pitcache-snapshot/1',
+    product_id: productId,
+    dataset,
+    generation: 1,
+    object: OBJECT,
+    sha256: sha256(bytes),
+    rows: 2,
+    created_at: '2026-11-01T00:00:00Z',
+    ...p.manifest,
+  };
   await writeFile(join(folder, 'manifest.json'), p.manifestText ?? JSON.stringify(manifest));
 }
 
@@ -78,25 +91,109 @@ const bytesOf = (spec: SnapshotSpec, format: IpcFormat = 'file') => buildArrowSn
 const arrowOf = (spec: SnapshotSpec) => ({ bytes: bytesOf(spec) });
 
 const FAULTS_A: Fault[] = [
-  { dataset: 'gbsi_us/system_stress', fault: 'sha256 mismatch', publish: { bytes: bytesOf(validSpec()), manifest: { sha256: sha256(new Uint8Array([1])) } }, reason: /sha-?256/i },
-  { dataset: 'gbsi_us/balance_momentum', fault: 'missing required column', publish: arrowOf(withoutColumn(validSpec(), 'str_ingested_at')), reason: /str_ingested_at/ },
-  { dataset: 'gbsi_us/storage_surprise', fault: 'date as Utf8', publish: arrowOf(withColumn(validSpec(), { name: 'date', type: 'utf8', values: ['2026-04-01', '2026-04-02'] })), reason: /\bdate\b/ },
-  { dataset: 'gbsi_us/backtest_summary', fault: 'nanosecond timestamps', publish: arrowOf(withColumn(validSpec(), { name: 'str_observed_at', type: 'timestamp', unit: 'ns', values: [micros('2026-04-02T06:00:00Z') * 1000, micros('2026-04-03T06:00:00Z') * 1000] })), reason: /nano|\bns\b/i },
-  { dataset: 'wssi_us/demand_shock', fault: 'missing pitcache.series_key', publish: { bytes: withoutMetadata(validSpec({ region_id: 'PJM', region_type: 'iso' })) }, reason: /series_key/ },
-  { dataset: 'wrsi/forecast_stress', fault: 'pitcache.series_key not JSON', publish: arrowOf({ ...validSpec({ geography: 'US', region_type: 'state' }), metadata: { 'pitcache.series_key': 'geography,region_type' } }), reason: /series_key/ },
-  { dataset: 'glmi/marginality', fault: 'filter column not in the series key', publish: arrowOf({ ...validSpec({ basin: 'atlantic' }), seriesKey: [] }), reason: /basin/ },
-  { dataset: 'pemi/grid_stress', fault: 'manifest not JSON', publish: { bytes: bytesOf(validSpec({ bidding_zone: 'FR' })), manifestText: '{"format": "pitcache-snapshot/1", ' }, reason: /manifest/i },
+  {
+    dataset: 'gbsi_us/system_stress',
+    fault: 'sha256 mismatch',
+    publish: { bytes: bytesOf(validSpec()), manifest: { sha256: sha256(new Uint8Array([1])) } },
+    reason: /sha-?256/i,
+  },
+  {
+    dataset: 'gbsi_us/balance_momentum',
+    fault: 'missing required column',
+    publish: arrowOf(withoutColumn(validSpec(), 'str_ingested_at')),
+    reason: /str_ingested_at/,
+  },
+  {
+    dataset: 'gbsi_us/storage_surprise',
+    fault: 'date as Utf8',
+    publish: arrowOf(withColumn(validSpec(), { name: 'date', type: 'utf8', values: ['2026-04-01', '2026-04-02'] })),
+    reason: /\bdate\b/,
+  },
+  {
+    dataset: 'gbsi_us/backtest_summary',
+    fault: 'nanosecond timestamps',
+    publish: arrowOf(
+      withColumn(validSpec(), {
+        name: 'str_observed_at',
+        type: 'timestamp',
+        unit: 'ns',
+        values: [micros('2026-04-02T06:00:00Z') * 1000, micros('2026-04-03T06:00:00Z') * 1000],
+      }),
+    ),
+    reason: /nano|\bns\b/i,
+  },
+  {
+    dataset: 'wssi_us/demand_shock',
+    fault: 'missing pitcache.series_key',
+    publish: { bytes: withoutMetadata(validSpec({ region_id: 'PJM', region_type: 'iso' })) },
+    reason: /series_key/,
+  },
+  {
+    dataset: 'wrsi/forecast_stress',
+    fault: 'pitcache.series_key not JSON',
+    publish: arrowOf({ ...validSpec({ geography: 'US', region_type: 'state' }), metadata: { 'pitcache.series_key': 'geography,region_type' } }),
+    reason: /series_key/,
+  },
+  {
+    dataset: 'glmi/marginality',
+    fault: 'filter column not in the series key',
+    publish: arrowOf({ ...validSpec({ basin: 'atlantic' }), seriesKey: [] }),
+    reason: /basin/,
+  },
+  {
+    dataset: 'pemi/grid_stress',
+    fault: 'manifest not JSON',
+    publish: { bytes: bytesOf(validSpec({ bidding_zone: 'FR' })), manifestText: '{"format": "pitcache-snapshot/1", ' },
+    reason: /manifest/i,
+  },
 ];
 
 const FAULTS_B: Fault[] = [
-  { dataset: 'gbsi_us/system_stress', fault: 'manifest without sha256', publish: { bytes: bytesOf(validSpec()), manifest: { sha256: undefined } }, reason: /sha256/ },
-  { dataset: 'gbsi_us/balance_momentum', fault: 'series key names a column not in the schema', publish: arrowOf({ ...validSpec(), seriesKey: ['region'] }), reason: /region/ },
-  { dataset: 'gbsi_us/storage_surprise', fault: 'series-key column of type Float64', publish: arrowOf({ ...validSpec(), seriesKey: ['value'] }), reason: /value/ },
-  { dataset: 'gbsi_us/backtest_summary', fault: 'object is not Arrow IPC', publish: { bytes: new TextEncoder().encode('date,value\n2026-04-01,1\n') }, reason: /arrow/i },
-  { dataset: 'wssi_us/demand_shock', fault: 'str_effective_at as Utf8', publish: arrowOf(withColumn(validSpec({ region_id: 'PJM', region_type: 'iso' }), { name: 'str_effective_at', type: 'utf8', values: ['2026-04-02', '2026-04-03'] })), reason: /str_effective_at/ },
-  { dataset: 'wrsi/forecast_stress', fault: 'pitcache.series_key not an array', publish: arrowOf({ ...validSpec({ geography: 'US', region_type: 'state' }), metadata: { 'pitcache.series_key': '{"geography":1}' } }), reason: /series_key/ },
+  {
+    dataset: 'gbsi_us/system_stress',
+    fault: 'manifest without sha256',
+    publish: { bytes: bytesOf(validSpec()), manifest: { sha256: undefined } },
+    reason: /sha256/,
+  },
+  {
+    dataset: 'gbsi_us/balance_momentum',
+    fault: 'series key names a column not in the schema',
+    publish: arrowOf({ ...validSpec(), seriesKey: ['region'] }),
+    reason: /region/,
+  },
+  {
+    dataset: 'gbsi_us/storage_surprise',
+    fault: 'series-key column of type Float64',
+    publish: arrowOf({ ...validSpec(), seriesKey: ['value'] }),
+    reason: /value/,
+  },
+  {
+    dataset: 'gbsi_us/backtest_summary',
+    fault: 'object is not Arrow IPC',
+    publish: { bytes: new TextEncoder().encode('date,value\n2026-04-01,1\n') },
+    reason: /arrow/i,
+  },
+  {
+    dataset: 'wssi_us/demand_shock',
+    fault: 'str_effective_at as Utf8',
+    publish: arrowOf(
+      withColumn(validSpec({ region_id: 'PJM', region_type: 'iso' }), { name: 'str_effective_at', type: 'utf8', values: ['2026-04-02', '2026-04-03'] }),
+    ),
+    reason: /str_effective_at/,
+  },
+  {
+    dataset: 'wrsi/forecast_stress',
+    fault: 'pitcache.series_key not an array',
+    publish: arrowOf({ ...validSpec({ geography: 'US', region_type: 'state' }), metadata: { 'pitcache.series_key': '{"geography":1}' } }),
+    reason: /series_key/,
+  },
   { dataset: 'glmi/marginality', fault: 'filter column missing from the snapshot', publish: arrowOf(validSpec()), reason: /basin/ },
-  { dataset: 'pemi/grid_stress', fault: 'model_version as Float64', publish: arrowOf(withColumn(validSpec({ bidding_zone: 'FR' }), { name: 'model_version', type: 'float64', values: [1, 1] })), reason: /model_version/ },
+  {
+    dataset: 'pemi/grid_stress',
+    fault: 'model_version as Float64',
+    publish: arrowOf(withColumn(validSpec({ bidding_zone: 'FR' }), { name: 'model_version', type: 'float64', values: [1, 1] })),
+    reason: /model_version/,
+  },
 ];
 
 /** Every string value of the status entry that names `id`, other than `id` itself: its reason. */

@@ -49,7 +49,13 @@ const ROWS: PitRow[] = [
     return { key: { case: 'many' }, date: '2026-04-06', eff: '2026-04-06', obs: `2026-04-07T00:${minute}:00Z`, tag: `m-${k}` };
   }),
   // 40 versions in a full tie: the last one in the snapshot wins.
-  ...Array.from({ length: 40 }, (_, k): PitRow => ({ key: { case: 'many-tie' }, date: '2026-04-06', eff: '2026-04-06', obs: '2026-04-07T00:00:00Z', tag: `mt-${k}` })),
+  ...Array.from({ length: 40 }, (_, k): PitRow => ({
+    key: { case: 'many-tie' },
+    date: '2026-04-06',
+    eff: '2026-04-06',
+    obs: '2026-04-07T00:00:00Z',
+    tag: `mt-${k}`,
+  })),
 ];
 
 // A Date32 str_effective_at (its day's 00:00:00Z) and observed / ingested in s and ms units.
@@ -58,8 +64,18 @@ const UNITS: SnapshotSpec = {
   columns: [
     { name: 'date', type: 'date32', values: [day('2026-04-06'), day('2026-04-06'), day('2026-04-06')] },
     { name: 'str_effective_at', type: 'date32', values: [day('2026-04-09'), day('2026-04-09'), day('2026-04-09')] },
-    { name: 'str_observed_at', type: 'timestamp', unit: 's', values: [micros('2026-04-07T10:00:00Z') / 1e6, micros('2026-04-10T00:00:01Z') / 1e6, micros('2026-04-10T00:00:01Z') / 1e6] },
-    { name: 'str_ingested_at', type: 'timestamp', unit: 'ms', values: [micros('2026-04-07T10:00:00Z') / 1e3, micros('2026-04-10T00:00:01.002Z') / 1e3, micros('2026-04-10T00:00:01.001Z') / 1e3] },
+    {
+      name: 'str_observed_at',
+      type: 'timestamp',
+      unit: 's',
+      values: [micros('2026-04-07T10:00:00Z') / 1e6, micros('2026-04-10T00:00:01Z') / 1e6, micros('2026-04-10T00:00:01Z') / 1e6],
+    },
+    {
+      name: 'str_ingested_at',
+      type: 'timestamp',
+      unit: 'ms',
+      values: [micros('2026-04-07T10:00:00Z') / 1e3, micros('2026-04-10T00:00:01.002Z') / 1e3, micros('2026-04-10T00:00:01.001Z') / 1e3],
+    },
     { name: 'model_version', type: 'utf8', values: ['1.0', '1.0', '1.0'] },
     { name: 'tag', type: 'utf8', values: ['u-1', 'u-2', 'u-3'] },
   ],
@@ -183,6 +199,8 @@ describe('contract 1 / spec 2.3, 4.3: point-in-time resolution', () => {
     // u-2 and u-3 tie on observed (s); u-2 has the greater ingested (ms) though it comes first.
     expect(await units('2026-04-10T00:00:01Z')).toEqual(['u-2']);
     const r = rowsOf(await h.get('/gbsi_us/balance_momentum'));
-    expect(r.map((row) => [row['str_effective_at'], row['str_observed_at'], row['str_ingested_at']])).toEqual([['2026-04-09', '2026-04-10T00:00:01Z', '2026-04-10T00:00:01.002Z']]);
+    expect(r.map((row) => [row['str_effective_at'], row['str_observed_at'], row['str_ingested_at']])).toEqual([
+      ['2026-04-09', '2026-04-10T00:00:01Z', '2026-04-10T00:00:01.002Z'],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Field} from 'apache-arrow';
+import type { Field } from 'apache-arrow';
 import { makeData, makeVector, Schema, TimestampMicrosecond, Table as ArrowTable, tableToIPC, DateDay, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { decodeArrowSnapshot } from '../src/store/decode-arrow.js';
@@ -6,7 +6,15 @@ import { decodeArrowSnapshot } from '../src/store/decode-arrow.js';
 describe('decoding snapshots (contract 6)', () => {
   it('a null timestamp slot holding garbage (pandas NaT) is a null, not an out-of-range refusal', () => {
     const ts = (values: bigint[], validity?: Uint8Array) =>
-      makeVector(makeData({ type: new TimestampMicrosecond('UTC'), data: new BigInt64Array(values), length: values.length, nullCount: validity ? 1 : 0, nullBitmap: validity ?? null }));
+      makeVector(
+        makeData({
+          type: new TimestampMicrosecond('UTC'),
+          data: new BigInt64Array(values),
+          length: values.length,
+          nullCount: validity ? 1 : 0,
+          nullBitmap: validity ?? null,
+        }),
+      );
     const day = 20_500;
     const obs = 1_775_001_600_000_000n;
     const table = new ArrowTable({
@@ -17,10 +25,7 @@ describe('decoding snapshots (contract 6)', () => {
       model_version: vectorFromArray(['1.0', '1.0'], new Utf8()),
       published_at: ts([obs, -(2n ** 63n)], new Uint8Array([0b01])),
     });
-    const withKey = new ArrowTable(
-      new Schema(table.schema.fields as Field[], new Map([['pitcache.series_key', '[]']])),
-      table.batches,
-    );
+    const withKey = new ArrowTable(new Schema(table.schema.fields as Field[], new Map([['pitcache.series_key', '[]']])), table.batches);
     const decoded = decodeArrowSnapshot(tableToIPC(withKey, 'file'));
     const col = decoded.columns.find((c) => c.name === 'published_at')!;
     expect(col.kind).toBe('timestamp');

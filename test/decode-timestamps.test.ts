@@ -26,7 +26,23 @@ const inRange = (v: bigint, unit: Unit): boolean => {
 /** Values around every word boundary, the ends of the range for the unit, and their negatives. */
 function edgeValues(unit: Unit): bigint[] {
   const top = BigInt(Math.floor((SAFE - 1) / SCALE[unit]));
-  const around = [0n, 1n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 32n + 1n, 2n ** 40n + 12_345n, 2n ** 52n + 1n, top - 1n, top, top + 1n, top + 2n ** 32n, 2n ** 62n, 2n ** 63n - 1n];
+  const around = [
+    0n,
+    1n,
+    2n ** 31n - 1n,
+    2n ** 31n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+    2n ** 32n + 1n,
+    2n ** 40n + 12_345n,
+    2n ** 52n + 1n,
+    top - 1n,
+    top,
+    top + 1n,
+    top + 2n ** 32n,
+    2n ** 62n,
+    2n ** 63n - 1n,
+  ];
   return [...around, ...around.map((v) => -v), -(2n ** 63n)];
 }
 

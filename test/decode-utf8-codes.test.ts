@@ -98,7 +98,26 @@ describe('Utf8Coder', () => {
 
 describe('decoding plain Utf8 columns by their bytes', () => {
   it('duplicates, empty strings, nulls, non-ASCII and colliding hashes, over several record batches', () => {
-    const values = ['normal', 'normal', '', null, 'mild', 'é', 'e\u0301', '日本語', '\u{1F600}', '\uFFFD', COLLIDING[0], COLLIDING[1], '', null, 'normal', COLLIDING[1], '\u{1F600}x', 'mild'];
+    const values = [
+      'normal',
+      'normal',
+      '',
+      null,
+      'mild',
+      'é',
+      'e\u0301',
+      '日本語',
+      '\u{1F600}',
+      '\uFFFD',
+      COLLIDING[0],
+      COLLIDING[1],
+      '',
+      null,
+      'normal',
+      COLLIDING[1],
+      '\u{1F600}x',
+      'mild',
+    ];
     for (const batchRows of [1, 4, 7, values.length]) expectSameAsReference(snapshotWithLabels(values, batchRows));
   });
 
@@ -112,7 +131,9 @@ describe('decoding plain Utf8 columns by their bytes', () => {
   it('invalid UTF-8: distinct byte sequences that decode to the same string share one code', () => {
     // Each cell is raw bytes: lone continuation bytes, a truncated sequence, an overlong
     // encoding and an encoded surrogate all decode to U+FFFD characters.
-    const cells = [[0xff], [0x61], [0xfe], [0xc3], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff], [], [0xc3, 0xa9], [0x61, 0xff], [0x61, 0xfe]].map((b) => Uint8Array.from(b));
+    const cells = [[0xff], [0x61], [0xfe], [0xc3], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff], [], [0xc3, 0xa9], [0x61, 0xff], [0x61, 0xfe]].map((b) =>
+      Uint8Array.from(b),
+    );
     const offsets = new Int32Array(cells.length + 1);
     cells.forEach((c, i) => (offsets[i + 1] = offsets[i]! + c.length));
     const data = new Uint8Array(offsets[cells.length]!);

@@ -152,7 +152,9 @@ describe('demo data set', () => {
   });
 
   it('holds all nine named datasets, each with a valid generation-1 manifest whose sha256 and rows match', async () => {
-    expect(await new LocalSource(dirA).listDatasets()).toEqual([...allNamedDatasets()].sort((x, y) => (`${x.productId}/${x.dataset}` < `${y.productId}/${y.dataset}` ? -1 : 1)));
+    expect(await new LocalSource(dirA).listDatasets()).toEqual(
+      [...allNamedDatasets()].sort((x, y) => (`${x.productId}/${x.dataset}` < `${y.productId}/${y.dataset}` ? -1 : 1)),
+    );
     for (const l of each()) {
       expect(l.manifest).toMatchObject({ generation: 1, object: 'snapshots/00000001.arrow', created_at: CREATED_AT });
       expect(`${l.manifest.product_id}/${l.manifest.dataset}`).toBe(l.id);
@@ -233,7 +235,10 @@ describe('demo data set', () => {
     expect(lagDays('gbsi_eu/system_stress')).toEqual(new Set([1]));
     for (const id of ['wrsi/forecast_stress', 'wssi_us/demand_shock', 'pemi/grid_stress']) {
       const l = get(id);
-      expect(l.eff.every((e, i) => e === l.date[i]! * US_PER_DAY), id).toBe(true);
+      expect(
+        l.eff.every((e, i) => e === l.date[i]! * US_PER_DAY),
+        id,
+      ).toBe(true);
     }
   });
 
@@ -241,7 +246,8 @@ describe('demo data set', () => {
     const cutoff = parseRfc3339(CREATED_AT)!;
     for (const l of each()) {
       for (let i = 0; i < l.date.length; i++) {
-        if (!(l.eff[i]! <= l.obs[i]! && l.obs[i]! <= l.ing[i]! && l.ing[i]! <= cutoff)) throw new Error(`${l.id} row ${i} breaks effective <= observed <= ingested <= created_at`);
+        if (!(l.eff[i]! <= l.obs[i]! && l.obs[i]! <= l.ing[i]! && l.ing[i]! <= cutoff))
+          throw new Error(`${l.id} row ${i} breaks effective <= observed <= ingested <= created_at`);
       }
     }
   });
@@ -300,7 +306,10 @@ describe('demo data set', () => {
     expect(tied / post).toBeLessThanOrEqual(0.19);
     for (const other of each().filter((x) => x.id !== l.id)) {
       const ties = [...versionsByKey(other)].filter(([, rows]) => new Set(rows.map((r) => other.obs[r])).size !== rows.length);
-      expect(ties.map(([key]) => key), other.id).toEqual([]);
+      expect(
+        ties.map(([key]) => key),
+        other.id,
+      ).toEqual([]);
     }
   });
 
@@ -320,7 +329,14 @@ describe('demo data set', () => {
   });
 
   it('moves like series, not white noise: the headline value persists from day to day', () => {
-    for (const id of ['gbsi_us/system_stress', 'gbsi_eu/system_stress', 'pemi/grid_stress', 'glmi/marginality', 'wrsi/forecast_stress', 'wssi_us/demand_shock']) {
+    for (const id of [
+      'gbsi_us/system_stress',
+      'gbsi_eu/system_stress',
+      'pemi/grid_stress',
+      'glmi/marginality',
+      'wrsi/forecast_stress',
+      'wssi_us/demand_shock',
+    ]) {
       const l = get(id);
       const head = column(l.table, l.valueNames[0]!);
       const bySeries = new Map<string, number[]>();

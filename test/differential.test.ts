@@ -132,7 +132,8 @@ async function checkChain(h: Harness, snap: GeneratedSnapshot, query: string, li
   for (let page = 0; ; page++) {
     if (page > MAX_PAGES + 5) return `cursor chain did not end after ${page} pages`;
     // Parameter order is not part of a query's identity: the cursor goes first or last.
-    const withCursor = cursor === null ? query : cursorFirst ? `cursor=${encodeURIComponent(cursor)}&${query}` : `${query}&cursor=${encodeURIComponent(cursor)}`;
+    const withCursor =
+      cursor === null ? query : cursorFirst ? `cursor=${encodeURIComponent(cursor)}&${query}` : `${query}&cursor=${encodeURIComponent(cursor)}`;
     const path = `/${snap.productId}/${snap.dataset}?${withCursor}`;
     const r = await getJson(h, path);
     const at = `page ${page}${cursor === null ? '' : ` (cursor ${cursor})`}`;
@@ -260,10 +261,15 @@ function formatRfc3339(rng: Rng, ns: bigint): string {
   digits = Math.min(9, digits + rng.pick([0, 0, 0, 1, 3]));
   if (digits > 0 && digits < 3 && rng.chance(0.5)) digits = 3;
   const offsetMin = rng.pick([0, 0, 0, 330, -480, 840, -720, 60, 45]);
-  const zone = offsetMin === 0 ? rng.pick(['Z', 'Z', '+00:00', '-00:00', 'z']) : `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`;
+  const zone =
+    offsetMin === 0
+      ? rng.pick(['Z', 'Z', '+00:00', '-00:00', 'z'])
+      : `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`;
   const local = ns + BigInt(offsetMin) * 60_000_000_000n;
   const secs = local / 1_000_000_000n;
-  const frac = String(local % 1_000_000_000n).padStart(9, '0').slice(0, digits);
+  const frac = String(local % 1_000_000_000n)
+    .padStart(9, '0')
+    .slice(0, digits);
   const civil = new Date(Number(secs) * 1000).toISOString().slice(0, 19);
   return civil.replace('T', rng.chance(0.05) ? 't' : 'T') + (digits > 0 ? '.' + frac : '') + zone;
 }

@@ -8,7 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
 import type { FaultMode } from './support/tcp-fault-proxy.js';
-import { GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served, gridValues, refreshReport, type RefreshReport } from './support/s3-harness.js';
+import {
+  GRID_ID,
+  T0,
+  expectedValues,
+  gridSpec,
+  publish,
+  serve,
+  startS3World,
+  type S3World,
+  type Served,
+  gridValues,
+  refreshReport,
+  type RefreshReport,
+} from './support/s3-harness.js';
 
 const STALL_MS = 100;
 /**
@@ -58,7 +71,13 @@ async function survives(mode: FaultMode, reason: RegExp): Promise<void> {
       expect(report).toMatchObject({ outcome: 'unreachable', generation_before: served, generation_after: served });
       expect(report.error).toMatch(reason);
       expect(report.error).not.toMatch(/S3RVER|Signature|Credential/);
-      expect(await s.status()).toMatchObject({ state: 'loaded', generation: served, last_error: report.error, consecutive_failures: attempt, last_check: new Date(clock.now()).toISOString() });
+      expect(await s.status()).toMatchObject({
+        state: 'loaded',
+        generation: served,
+        last_error: report.error,
+        consecutive_failures: attempt,
+        last_check: new Date(clock.now()).toISOString(),
+      });
       expect(s.logs.failures(GRID_ID, report.error!), 'logged once per change of reason').toHaveLength(1);
       expect(await values()).toEqual(expectedValues(served, DATES));
     }
@@ -74,7 +93,10 @@ async function survives(mode: FaultMode, reason: RegExp): Promise<void> {
 
 describe('network faults keep the last good generation', () => {
   it('S3 unreachable (connection refused)', async () => {
-    await survives({ kind: 'refuse' }, /^reading pemi\/grid_stress\/manifest\.json: S3 GetObject s3:\/\/snapshots\/net\/pemi\/grid_stress\/manifest\.json failed: .*ECONNREFUSED/);
+    await survives(
+      { kind: 'refuse' },
+      /^reading pemi\/grid_stress\/manifest\.json: S3 GetObject s3:\/\/snapshots\/net\/pemi\/grid_stress\/manifest\.json failed: .*ECONNREFUSED/,
+    );
   });
 
   it('S3 slow: a read that stalls is aborted after the stall timeout', async () => {

@@ -10,7 +10,21 @@ import type { ColumnSpec } from '../src/snapshot/arrow-writer.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';
-import { GRID, GRID_ID, T0, expectedValues, gridSpec, publish, serve, startS3World, type S3World, type Served, gridValues, refreshReport, type RefreshReport } from './support/s3-harness.js';
+import {
+  GRID,
+  GRID_ID,
+  T0,
+  expectedValues,
+  gridSpec,
+  publish,
+  serve,
+  startS3World,
+  type S3World,
+  type Served,
+  gridValues,
+  refreshReport,
+  type RefreshReport,
+} from './support/s3-harness.js';
 
 const MANIFEST = 'pemi/grid_stress/manifest.json';
 /**
@@ -93,7 +107,12 @@ describe('a bad publication keeps the last good generation', () => {
   });
 
   it('manifest is not JSON', async () => {
-    await keepsLastGood({ breakIt: () => world.put(MANIFEST, '{"format": "pitcache-snap'), outcome: 'refused', again: MALFORMED_AGAIN, reason: /manifest\.json is not JSON/ });
+    await keepsLastGood({
+      breakIt: () => world.put(MANIFEST, '{"format": "pitcache-snap'),
+      outcome: 'refused',
+      again: MALFORMED_AGAIN,
+      reason: /manifest\.json is not JSON/,
+    });
   });
 
   it('manifest of another format', async () => {
@@ -147,7 +166,12 @@ describe('a bad publication keeps the last good generation', () => {
   });
 
   it('schema refused: nanosecond timestamps', async () => {
-    const ns = (c: ColumnSpec): ColumnSpec => ({ name: c.name, type: 'timestamp', unit: 'ns', values: Array.from(c.values as ArrayLike<number>, (v) => BigInt(v) * 1000n) });
+    const ns = (c: ColumnSpec): ColumnSpec => ({
+      name: c.name,
+      type: 'timestamp',
+      unit: 'ns',
+      values: Array.from(c.values as ArrayLike<number>, (v) => BigInt(v) * 1000n),
+    });
     await keepsLastGood({
       breakIt: (g) => publish(world.publisher, g, withColumn(g, 'str_observed_at', ns)),
       outcome: 'refused',

@@ -70,7 +70,9 @@ describe('encoded head + per-request tail', () => {
   });
 
   it('levels are honoured: a higher level compresses text smaller', () => {
-    const head = Buffer.from(Array.from({ length: 3000 }, (_, i) => `{"date":"2026-03-${String((i % 28) + 1).padStart(2, '0')}","value":${(i * 7919) % 1000 / 8}}`).join(','));
+    const head = Buffer.from(
+      Array.from({ length: 3000 }, (_, i) => `{"date":"2026-03-${String((i % 28) + 1).padStart(2, '0')}","value":${((i * 7919) % 1000) / 8}}`).join(','),
+    );
     expect(encodeHead(head, 'br', { gzip: 1, br: 11 }).bytes.byteLength).toBeLessThan(encodeHead(head, 'br', { gzip: 1, br: 0 }).bytes.byteLength);
     expect(encodeHead(head, 'gzip', { gzip: 9, br: 3 }).bytes.byteLength).toBeLessThan(encodeHead(head, 'gzip', { gzip: 1, br: 3 }).bytes.byteLength);
   });

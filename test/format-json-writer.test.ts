@@ -16,15 +16,37 @@ function columns(seed: number): Column[] {
   const r = rng(seed);
   return [
     { kind: 'date32', name: 'date', validity: null, values: Int32Array.from({ length: ROWS }, (_, i) => 20000 + i) },
-    { kind: 'timestamp', name: 'str_observed_at', unit: 'us', validity: null, values: Float64Array.from({ length: ROWS }, () => 1.7e15 + Math.floor(r() * 1e13)) },
-    { kind: 'string', name: 'country', validity: null, codes: Int32Array.from({ length: ROWS }, (_, i) => i % 3), dict: buildStringDictionary(['DE', 'FR', 'ü"x']) },
-    { kind: 'float', name: 'value', validity: Uint8Array.from({ length: ROWS }, (_, i) => (i % 7 === 0 ? 0 : 1)), values: Float64Array.from({ length: ROWS }, () => Math.round((r() - 0.5) * 1e5) / 100) },
+    {
+      kind: 'timestamp',
+      name: 'str_observed_at',
+      unit: 'us',
+      validity: null,
+      values: Float64Array.from({ length: ROWS }, () => 1.7e15 + Math.floor(r() * 1e13)),
+    },
+    {
+      kind: 'string',
+      name: 'country',
+      validity: null,
+      codes: Int32Array.from({ length: ROWS }, (_, i) => i % 3),
+      dict: buildStringDictionary(['DE', 'FR', 'ü"x']),
+    },
+    {
+      kind: 'float',
+      name: 'value',
+      validity: Uint8Array.from({ length: ROWS }, (_, i) => (i % 7 === 0 ? 0 : 1)),
+      values: Float64Array.from({ length: ROWS }, () => Math.round((r() - 0.5) * 1e5) / 100),
+    },
     { kind: 'int', name: 'n', validity: null, values: Int32Array.from({ length: ROWS }, (_, i) => i * 37 - 500) },
   ];
 }
 
 const stored = (cols: readonly Column[]): OutputColumn[] => cols.map((column) => ({ column, at: 'row' }));
-const view = (cols: readonly OutputColumn[], rows: readonly number[]): PageView => ({ columns: cols, rows: Int32Array.from(rows), count: rows.length, seriesKey: ['country'] });
+const view = (cols: readonly OutputColumn[], rows: readonly number[]): PageView => ({
+  columns: cols,
+  rows: Int32Array.from(rows),
+  count: rows.length,
+  seriesKey: ['country'],
+});
 const text = (out: ByteWriter): string => Buffer.from(out.view()).toString('utf8');
 
 /** The JSON of each stored row, by an independent route: the full RowRenderer output, split per row. */
@@ -105,7 +127,9 @@ describe('JsonFormatWriter: any output layout', () => {
     const parsed = JSON.parse(both) as Array<Record<string, unknown>>;
     expect(Object.keys(parsed[1]!)).toEqual(['decision_date', 'date', 'visible_to']);
     expect(parsed.map((o) => o.date)).toEqual(rows.map((r) => iso(20000 + r)));
-    expect(write(new JsonFormatWriter(), view([{ column: dd, at: 'position' }], [9, 9]))).toBe(`[{"decision_date":"${iso(20100)}"},{"decision_date":"${iso(20101)}"}]`);
+    expect(write(new JsonFormatWriter(), view([{ column: dd, at: 'position' }], [9, 9]))).toBe(
+      `[{"decision_date":"${iso(20100)}"},{"decision_date":"${iso(20101)}"}]`,
+    );
     expect(write(new JsonFormatWriter(), view([{ column: dd, at: 'position' }], []))).toBe('[]');
   });
 
@@ -209,7 +233,14 @@ describe('JsonFormatWriter: head and tail', () => {
       has_more: true,
       next_cursor: 'abc',
       data: [{ date: iso(20001) }],
-      metadata: { retrieved_at: new Date(1_010 * 3_600_000).toISOString(), total_count: 3, record_id: 'req_1', data_latest_date: iso(20001), data_age_hours: 10, generation: 7 },
+      metadata: {
+        retrieved_at: new Date(1_010 * 3_600_000).toISOString(),
+        total_count: 3,
+        record_id: 'req_1',
+        data_latest_date: iso(20001),
+        data_age_hours: 10,
+        generation: 7,
+      },
     });
     const asOf = new ByteWriter(16);
     writer.writeTail(asOf, { ...meta, asOfUs: 1_004 * 3_600_000_000 }, { retrievedAtUs: 1_010 * 3_600_000_000, recordId: 'req_2' });

@@ -50,14 +50,18 @@ describe('format negotiation', () => {
     }
   });
 
-  it.each([['text/html'], ['image/png, text/plain'], ['application/json;q=0, text/csv;q=0, application/vnd.apache.arrow.stream;q=0'], ['*/*;q=0'], ['text/csv;q=2'], ['text/csv;q=abc']])(
-    'Accept %j admits none of the three: 406 not_acceptable',
-    (accept) => {
-      const e = err(() => negotiateFormat(undefined, accept));
-      expect([e.status, e.code]).toEqual([406, 'not_acceptable']);
-      expect(e.message).toContain('text/csv');
-    },
-  );
+  it.each([
+    ['text/html'],
+    ['image/png, text/plain'],
+    ['application/json;q=0, text/csv;q=0, application/vnd.apache.arrow.stream;q=0'],
+    ['*/*;q=0'],
+    ['text/csv;q=2'],
+    ['text/csv;q=abc'],
+  ])('Accept %j admits none of the three: 406 not_acceptable', (accept) => {
+    const e = err(() => negotiateFormat(undefined, accept));
+    expect([e.status, e.code]).toEqual([406, 'not_acceptable']);
+    expect(e.message).toContain('text/csv');
+  });
 });
 
 describe('encoding negotiation', () => {

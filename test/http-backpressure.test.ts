@@ -95,10 +95,13 @@ describe('large bodies from an async handler', () => {
   it('are sent from the owned body without loss to a slow reader', async () => {
     const body = Buffer.allocUnsafe(BODY_BYTES);
     for (let i = 0; i < body.length; i += 4) body.writeUInt32LE(i, i);
-    const server = await listen(async () => {
-      await new Promise((r) => setTimeout(r, 5));
-      return { status: 200, headers: [], contentType: 'application/octet-stream', requestId: 'req_0000000000000002', body };
-    }, { host: HOST, port: 0 });
+    const server = await listen(
+      async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        return { status: 200, headers: [], contentType: 'application/octet-stream', requestId: 'req_0000000000000002', body };
+      },
+      { host: HOST, port: 0 },
+    );
     open.push(server);
     const got = await slowGet(server.port, '/');
     expect(sha(got)).toBe(sha(body));

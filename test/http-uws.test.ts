@@ -110,7 +110,10 @@ describe('uws-server', () => {
     const server = await start(() =>
       ok(body, {
         status: 429,
-        headers: [['retry-after', '3'], ['cache-control', 'no-store']],
+        headers: [
+          ['retry-after', '3'],
+          ['cache-control', 'no-store'],
+        ],
         contentType: 'application/octet-stream',
         requestId: 'req_abcdefghij012345',
       }),
@@ -129,7 +132,11 @@ describe('uws-server', () => {
     const codes = [200, 400, 401, 403, 404, 405, 429, 500, 503];
     const server = await start((req) => ok('', { status: Number(req.path.slice(1)) }));
     const text = codes.map((c) => get(`/${c}`)).join('');
-    const rs = await rawExchange(server.port, text, codes.map(() => false));
+    const rs = await rawExchange(
+      server.port,
+      text,
+      codes.map(() => false),
+    );
     expect(rs.map((r) => r.statusLine)).toEqual([
       'HTTP/1.1 200 OK',
       'HTTP/1.1 400 Bad Request',
@@ -176,9 +183,7 @@ describe('uws-server', () => {
   it('every method and path reaches the handler', async () => {
     const { seen, handler } = recording();
     const server = await start(handler);
-    const text =
-      'POST /deep/er/path HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi' +
-      'DELETE / HTTP/1.1\r\nHost: t\r\n\r\n';
+    const text = 'POST /deep/er/path HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi' + 'DELETE / HTTP/1.1\r\nHost: t\r\n\r\n';
     await rawExchange(server.port, text, [false, false]);
     expect(seen.map((r) => [r.method, r.path])).toEqual([
       ['POST', '/deep/er/path'],
@@ -312,13 +317,9 @@ describe('uws-server', () => {
 
   it('a malformed handler response drops that connection, is reported, and the server keeps serving', async () => {
     const reported: unknown[] = [];
-    const server = await start(
-      (req) =>
-        req.path === '/bad'
-          ? ok('x', { headers: [['x-bad', {} as unknown as string]] })
-          : ok('fine'),
-      { onError: (err) => reported.push(err) },
-    );
+    const server = await start((req) => (req.path === '/bad' ? ok('x', { headers: [['x-bad', {} as unknown as string]] }) : ok('fine')), {
+      onError: (err) => reported.push(err),
+    });
     await expect(rawExchange(server.port, get('/bad'), [false])).rejects.toThrow(/closed after 0 responses/);
     expect(reported).toHaveLength(1);
     const [r] = await rawExchange(server.port, get('/ok'), [false]);
@@ -356,8 +357,6 @@ describe('uws-server', () => {
 
   it('listen rejects with a clear error when the port is taken', async () => {
     const first = await start(() => ok('a'));
-    await expect(listen(() => ok('b'), { host: HOST, port: first.port })).rejects.toThrow(
-      new RegExp(`could not listen on ${HOST}:${first.port}`),
-    );
+    await expect(listen(() => ok('b'), { host: HOST, port: first.port })).rejects.toThrow(new RegExp(`could not listen on ${HOST}:${first.port}`));
   });
 });

@@ -115,6 +115,13 @@ describe('the cycle finder', () => {
       ['f', ['d']],
     ]);
     expect(cycles(g)).toEqual([['a', 'b', 'c'], ['e']]);
-    expect(cycles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -58,7 +58,8 @@ function rowsOf(d: Spec, generation: number): PitRow[] {
 }
 
 async function publishAll(source: LocalSource, generation: number, which: readonly Spec[]): Promise<void> {
-  for (const d of which) await writeGeneration(source, d, buildArrowSnapshot(pitSnapshot(d.key, rowsOf(d, generation), { batchRows: 500 })), generation, '2026-11-01T00:00:00Z');
+  for (const d of which)
+    await writeGeneration(source, d, buildArrowSnapshot(pitSnapshot(d.key, rowsOf(d, generation), { batchRows: 500 })), generation, '2026-11-01T00:00:00Z');
 }
 
 /** A manifest whose object does not match its sha256. */
@@ -115,7 +116,17 @@ describe('loading several datasets at once', () => {
     await publishBroken(source, dir, REFUSED, 1);
     builder = new WatchedBuilder(new WorkerTableBuilder(2));
     registry = new DatasetRegistry();
-    loader = new SnapshotLoader({ source, registry, builder, clock: systemClock, timers: realTimers, log: silentLogger, refreshIntervalMs: 0, startupTimeoutMs: 1000, cache: null });
+    loader = new SnapshotLoader({
+      source,
+      registry,
+      builder,
+      clock: systemClock,
+      timers: realTimers,
+      log: silentLogger,
+      refreshIntervalMs: 0,
+      startupTimeoutMs: 1000,
+      cache: null,
+    });
   });
   afterAll(async () => {
     loader?.stop();

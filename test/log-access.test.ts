@@ -25,7 +25,11 @@ const record = (n: number, over: Partial<AccessRecord> = {}): AccessRecord => ({
   ...over,
 });
 
-const lines = (writes: string[]) => writes.join('').split('\n').filter((l) => l !== '');
+const lines = (writes: string[]) =>
+  writes
+    .join('')
+    .split('\n')
+    .filter((l) => l !== '');
 
 describe('access log', () => {
   it('writes nothing per request until flush(), then all lines in one write', () => {

@@ -6,7 +6,15 @@ const T0 = Date.UTC(2026, 2, 2, 12, 30, 45, 123);
 
 function capture() {
   const chunks: string[] = [];
-  return { sink: { write: (c: string) => chunks.push(c) }, chunks, lines: () => chunks.join('').split('\n').filter((l) => l !== '') };
+  return {
+    sink: { write: (c: string) => chunks.push(c) },
+    chunks,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l !== ''),
+  };
 }
 
 describe('logger', () => {

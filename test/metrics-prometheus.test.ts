@@ -20,7 +20,12 @@ describe('the metrics port scraped by a real Prometheus', () => {
     b.request('pemi/grid_stress', 'data', 'csv', 200, 0.002, 300, 3);
     b.request('pemi/grid_stress', 'data', 'csv', 200, 0.002, 300, 3);
     let id = 0;
-    server = await listenMetrics('127.0.0.1', 0, async () => prometheusText([await a.registry().getMetricsAsJSON(), await b.registry().getMetricsAsJSON()]), () => `req_${String(++id).padStart(16, '0')}`);
+    server = await listenMetrics(
+      '127.0.0.1',
+      0,
+      async () => prometheusText([await a.registry().getMetricsAsJSON(), await b.registry().getMetricsAsJSON()]),
+      () => `req_${String(++id).padStart(16, '0')}`,
+    );
 
     const other = await fetch(`http://127.0.0.1:${server.port}/pemi/grid_stress`);
     expect(other.status).toBe(404);

@@ -61,7 +61,13 @@ describe('two serving threads', () => {
     expect(new Set(before.map((r) => r.id.slice(0, 12))).size).toBe(2);
     for (const r of before) expect(JSON.parse(r.body).metadata.generation).toBe(1);
 
-    await writeGeneration(h.source, { productId: 'glmi', dataset: 'marginality' }, buildArrowSnapshot(pitSnapshot(['basin'], rows(2))), 2, '2026-11-02T00:00:00Z');
+    await writeGeneration(
+      h.source,
+      { productId: 'glmi', dataset: 'marginality' },
+      buildArrowSnapshot(pitSnapshot(['basin'], rows(2))),
+      2,
+      '2026-11-02T00:00:00Z',
+    );
     const res = await fetch(`${h.url}/admin/refresh`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { changed: string[] }).changed).toEqual(['glmi/marginality']);
@@ -77,7 +83,7 @@ describe('two serving threads', () => {
     }
   });
 
-  it('admin status from a serving thread reports the loading thread\'s view', async () => {
+  it("admin status from a serving thread reports the loading thread's view", async () => {
     const res = await fetch(`${h.url}/admin/status`, { headers: { 'x-api-key': ADMIN_KEY } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { datasets: Array<{ dataset: string; generation: number; rows: number }> };

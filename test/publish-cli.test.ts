@@ -12,7 +12,10 @@ let csv: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pitcache-publish-cli-'));
   csv = join(dir, 'rows.csv');
-  await writeFile(csv, 'date,str_effective_at,str_observed_at,str_ingested_at,model_version,country,v\n2026-04-01,2026-04-01,2026-04-01T06:00:00Z,2026-04-01T06:00:00Z,1.0,DE,1\n');
+  await writeFile(
+    csv,
+    'date,str_effective_at,str_observed_at,str_ingested_at,model_version,country,v\n2026-04-01,2026-04-01,2026-04-01T06:00:00Z,2026-04-01T06:00:00Z,1.0,DE,1\n',
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -31,12 +34,21 @@ describe('pitcache publish: command line', () => {
     [['--source', 'x', '--product', 'gbsi_eu', '--dataset', 'system_stress'], /^pitcache publish: --input \/ PITCACHE_INPUT: is required\n$/],
     [[...FLAGS, '--bogus'], /^pitcache publish: unknown option --bogus \(see pitcache publish --help\)\n$/],
     [['--source', 'x', '--product', 'nope', '--dataset', 'd', '--input', 'a.csv'], /^pitcache publish: --product: must be one of gbsi_us, .*, got "nope"\n$/],
-    [['--source', 'x', '--product', 'glmi', '--dataset', 'system_stress', '--input', 'a.csv'], /^pitcache publish: --dataset: is not a dataset of glmi \(its datasets: marginality\), got "system_stress"\n$/],
-    [['--source', 'x', '--product', 'glmi', '--dataset', 'marginality', '--input', 'rows.parquet'], /^pitcache publish: --input: must name a \.arrow .* or a \.csv file, got "rows\.parquet"\n$/],
+    [
+      ['--source', 'x', '--product', 'glmi', '--dataset', 'system_stress', '--input', 'a.csv'],
+      /^pitcache publish: --dataset: is not a dataset of glmi \(its datasets: marginality\), got "system_stress"\n$/,
+    ],
+    [
+      ['--source', 'x', '--product', 'glmi', '--dataset', 'marginality', '--input', 'rows.parquet'],
+      /^pitcache publish: --input: must name a \.arrow .* or a \.csv file, got "rows\.parquet"\n$/,
+    ],
     [[...FLAGS, '--rebuild', '--replace'], /^pitcache publish: --rebuild: cannot be combined with --replace, got "true"\n$/],
     [[...FLAGS, '--series-key', 'a,,b'], /^pitcache publish: --series-key: must be column names separated by commas, got "a,,b"\n$/],
     [[...FLAGS, 'extra'], /^pitcache publish: unexpected argument "extra"/],
-    [['--source', 'ftp://x', '--product', 'glmi', '--dataset', 'marginality', '--input', 'a.csv'], /^pitcache publish: --source: has an unsupported scheme ftp:\/\//],
+    [
+      ['--source', 'ftp://x', '--product', 'glmi', '--dataset', 'marginality', '--input', 'a.csv'],
+      /^pitcache publish: --source: has an unsupported scheme ftp:\/\//,
+    ],
   ])('exits 2 with one line for %j', async (argv, message) => {
     const r = await cli(argv);
     expect(r.code).toBe(2);
@@ -45,7 +57,14 @@ describe('pitcache publish: command line', () => {
   });
 
   it('reads options from PITCACHE_* variables, flags winning', () => {
-    const r = parsePublishConfig(['--dataset', 'system_stress'], { PITCACHE_SOURCE: 's3://b/p', PITCACHE_PRODUCT: 'gbsi_eu', PITCACHE_DATASET: 'x', PITCACHE_INPUT: 'a.arrow', PITCACHE_REBUILD: '1', PITCACHE_S3_EMULATE_CONDITIONS: 'true' });
+    const r = parsePublishConfig(['--dataset', 'system_stress'], {
+      PITCACHE_SOURCE: 's3://b/p',
+      PITCACHE_PRODUCT: 'gbsi_eu',
+      PITCACHE_DATASET: 'x',
+      PITCACHE_INPUT: 'a.arrow',
+      PITCACHE_REBUILD: '1',
+      PITCACHE_S3_EMULATE_CONDITIONS: 'true',
+    });
     expect(r).toEqual({
       ok: true,
       config: {

@@ -50,7 +50,17 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 function run(productId: string, dataset: string, text: string, extra: Partial<PublishRequest> = {}): Promise<PublishResult> {
-  return publish({ source, productId, dataset, input: { format: 'csv', text }, rebuild: false, replace: false, seriesKey: null, publishedAtUs: US('2026-05-01T00:00:00Z'), ...extra });
+  return publish({
+    source,
+    productId,
+    dataset,
+    input: { format: 'csv', text },
+    rebuild: false,
+    replace: false,
+    seriesKey: null,
+    publishedAtUs: US('2026-05-01T00:00:00Z'),
+    ...extra,
+  });
 }
 
 async function stored(productId: string, dataset: string) {
@@ -58,7 +68,9 @@ async function stored(productId: string, dataset: string) {
   if (r.status !== 'ok') throw new Error('no manifest');
   const bytes = await source.readObject(`${productId}/${dataset}/${parseManifest(r.bytes).object}`);
   const table = decodeArrowTable(bytes, []);
-  const rows = Array.from({ length: table.rows }, (_, row) => Object.fromEntries(table.schema.columns.map((def, c) => [def.name, cellValue(table.columns[c]!, row)])));
+  const rows = Array.from({ length: table.rows }, (_, row) =>
+    Object.fromEntries(table.schema.columns.map((def, c) => [def.name, cellValue(table.columns[c]!, row)])),
+  );
   return { schema: readArrowSchema(bytes), rows };
 }
 
@@ -90,9 +102,42 @@ describe('publish: CSV input', () => {
     expect(schema.seriesKey).toEqual(['geography', 'region_type']);
     // Stored in the server's order: series by key bytes (ERCOT < US), then date.
     expect(rows).toEqual([
-      { date: D('2026-04-01'), str_effective_at: D('2026-04-01'), str_observed_at: US('2026-04-01T06:00:00Z'), str_ingested_at: US('2026-04-01T06:30:00Z'), model_version: '1.0', geography: 'ERCOT', region_type: 'grid', stress: NaN, label: 'two\r\nlines', is_final: false },
-      { date: D('2026-04-01'), str_effective_at: D('2026-04-01'), str_observed_at: US('2026-04-01T06:00:00Z'), str_ingested_at: US('2026-04-01T06:30:00.250Z'), model_version: '1.0', geography: 'US', region_type: 'national, all', stress: 0.25, label: 'He said "go"', is_final: true },
-      { date: D('2026-04-02'), str_effective_at: D('2026-04-02'), str_observed_at: US('2026-04-02T06:00:00Z'), str_ingested_at: US('2026-04-02T06:30:00Z'), model_version: '1.0', geography: 'US', region_type: 'national, all', stress: null, label: '', is_final: null },
+      {
+        date: D('2026-04-01'),
+        str_effective_at: D('2026-04-01'),
+        str_observed_at: US('2026-04-01T06:00:00Z'),
+        str_ingested_at: US('2026-04-01T06:30:00Z'),
+        model_version: '1.0',
+        geography: 'ERCOT',
+        region_type: 'grid',
+        stress: NaN,
+        label: 'two\r\nlines',
+        is_final: false,
+      },
+      {
+        date: D('2026-04-01'),
+        str_effective_at: D('2026-04-01'),
+        str_observed_at: US('2026-04-01T06:00:00Z'),
+        str_ingested_at: US('2026-04-01T06:30:00.250Z'),
+        model_version: '1.0',
+        geography: 'US',
+        region_type: 'national, all',
+        stress: 0.25,
+        label: 'He said "go"',
+        is_final: true,
+      },
+      {
+        date: D('2026-04-02'),
+        str_effective_at: D('2026-04-02'),
+        str_observed_at: US('2026-04-02T06:00:00Z'),
+        str_ingested_at: US('2026-04-02T06:30:00Z'),
+        model_version: '1.0',
+        geography: 'US',
+        region_type: 'national, all',
+        stress: null,
+        label: '',
+        is_final: null,
+      },
     ]);
   });
 
@@ -110,7 +155,16 @@ describe('publish: CSV input', () => {
         { name: 'events', type: 'int16', values: [3, null] },
       ],
     });
-    await publish({ source, productId: 'gbsi_eu', dataset: 'system_stress', input: { format: 'arrow', bytes: first }, rebuild: false, replace: false, seriesKey: null, publishedAtUs: US('2026-05-01T00:00:00Z') });
+    await publish({
+      source,
+      productId: 'gbsi_eu',
+      dataset: 'system_stress',
+      input: { format: 'arrow', bytes: first },
+      rebuild: false,
+      replace: false,
+      seriesKey: null,
+      publishedAtUs: US('2026-05-01T00:00:00Z'),
+    });
     const csv = [
       'country,date,str_effective_at,str_observed_at,str_ingested_at,model_version,stress,events',
       // DE: 0.1 read as float32 equals the stored value; FR: events 4 is a revision.

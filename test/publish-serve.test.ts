@@ -12,9 +12,17 @@ import { startHarness, type Harness } from './support/harness.js';
  * in the real server and answer as the states of spec section 3 say.
  */
 const HEADER = 'date,str_effective_at,str_observed_at,str_ingested_at,model_version,basin,value';
-const GLMI_1 = [HEADER, '2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,atlantic,1.5', '2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,pacific,7'];
+const GLMI_1 = [
+  HEADER,
+  '2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,atlantic,1.5',
+  '2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,pacific,7',
+];
 // The atlantic figure is restated on 04-05; pacific is recomputed identically.
-const GLMI_2 = [HEADER, '2026-04-01,2026-04-02,2026-04-05T06:00:00Z,2026-04-05T07:00:00Z,1.0,atlantic,2.5', '2026-04-01,2026-04-02,2026-04-05T06:00:00Z,2026-04-05T07:00:00Z,1.0,pacific,7'];
+const GLMI_2 = [
+  HEADER,
+  '2026-04-01,2026-04-02,2026-04-05T06:00:00Z,2026-04-05T07:00:00Z,1.0,atlantic,2.5',
+  '2026-04-01,2026-04-02,2026-04-05T06:00:00Z,2026-04-05T07:00:00Z,1.0,pacific,7',
+];
 const EU_HEADER = 'date,str_effective_at,str_observed_at,str_ingested_at,model_version,country,stress';
 const EU_1 = [EU_HEADER, '2026-04-01,2026-04-01T00:00:00Z,2026-04-01T06:00:00Z,2026-04-01T06:00:00Z,1.0,DE,0.5'];
 const EU_2 = [EU_HEADER, '2026-04-01,2026-04-01T00:00:00Z,2026-04-03T06:00:00Z,2026-04-03T06:00:00Z,1.0,DE,0.9'];
@@ -77,7 +85,9 @@ describe('publish -> serve', () => {
       ['pacific', 7],
     ]);
     const before = await h.get('/glmi/marginality?as_of=2026-04-04&basin=atlantic');
-    expect(before.body.data.map((r: { value: number; str_observed_at: string }) => [r.value, r.str_observed_at])).toEqual([[1.5, '2026-04-02T06:00:00.000000Z']]);
+    expect(before.body.data.map((r: { value: number; str_observed_at: string }) => [r.value, r.str_observed_at])).toEqual([
+      [1.5, '2026-04-02T06:00:00.000000Z'],
+    ]);
     const at = await h.get('/glmi/marginality?as_of=2026-04-05T06:00:00Z&basin=atlantic');
     expect(at.body.data.map((r: { value: number }) => r.value)).toEqual([2.5]);
   });
@@ -86,7 +96,9 @@ describe('publish -> serve', () => {
     const now = await h.get('/gbsi_eu/system_stress?country=DE');
     expect(now.status).toBe(200);
     expect(now.body.metadata.generation).toBe(3);
-    expect(now.body.data.map((r: { stress: number; str_observed_at: string }) => [r.stress, r.str_observed_at])).toEqual([[0.5, '2026-04-01T06:00:00.000000Z']]);
+    expect(now.body.data.map((r: { stress: number; str_observed_at: string }) => [r.stress, r.str_observed_at])).toEqual([
+      [0.5, '2026-04-01T06:00:00.000000Z'],
+    ]);
     const all = await h.get('/gbsi_eu/system_stress?latest=false');
     expect(all.body.metadata.total_count).toBe(1);
   });

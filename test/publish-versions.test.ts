@@ -132,7 +132,13 @@ describe('publish: versions (spec section 3)', () => {
       ['2026-04-01', 'pacific', NaN],
       ['2026-04-02', 'pacific', null],
     ]);
-    expect(rows[2]).toMatchObject({ date: '2026-04-02', basin: 'atlantic', value: 2.75, str_observed_at: '2026-04-10T06:00:00.000000Z', str_ingested_at: '2026-04-10T07:00:00.000000Z' });
+    expect(rows[2]).toMatchObject({
+      date: '2026-04-02',
+      basin: 'atlantic',
+      value: 2.75,
+      str_observed_at: '2026-04-10T06:00:00.000000Z',
+      str_ingested_at: '2026-04-10T07:00:00.000000Z',
+    });
     expect((await manifest()).generation).toBe(2);
   });
 
@@ -163,11 +169,7 @@ describe('publish: versions (spec section 3)', () => {
     await run(arrow([{ ...BASE[0]!, value: 1.75, obs: '2026-04-04T06:00:00Z', ing: '2026-04-04T07:00:00Z' }]));
     // A rebuild over three keys: atlantic 04-01 (two versions) unchanged, pacific 04-01
     // unchanged, atlantic 04-02 revised. pacific 04-02 is not in the input.
-    const input = [
-      { ...RERUN[0]!, value: 1.75 },
-      RERUN[1]!,
-      { ...RERUN[2]!, value: 3 },
-    ];
+    const input = [{ ...RERUN[0]!, value: 1.75 }, RERUN[1]!, { ...RERUN[2]!, value: 3 }];
     const r = await run(arrow(input), { rebuild: true }, '2026-05-03T12:00:00.123456Z');
     expect(r).toMatchObject({ status: 'published', added: 1, rewritten: 2 });
     const rows = await storedRows();
@@ -189,7 +191,13 @@ describe('publish: versions (spec section 3)', () => {
     // Same rows with str_ingested_at in milliseconds.
     const columns: ColumnSpec[] = table.schema.columns.map((def, c) => {
       const values = Array.from({ length: table.rows }, (_, r) => cellValue(table.columns[c]!, r));
-      if (def.type === 'timestamp') return { name: def.name, type: 'timestamp', unit: def.name === 'str_ingested_at' ? 'ms' : 'us', values: values.map((v) => (def.name === 'str_ingested_at' ? (v as number) / 1000 : (v as number))) };
+      if (def.type === 'timestamp')
+        return {
+          name: def.name,
+          type: 'timestamp',
+          unit: def.name === 'str_ingested_at' ? 'ms' : 'us',
+          values: values.map((v) => (def.name === 'str_ingested_at' ? (v as number) / 1000 : (v as number))),
+        };
       return { name: def.name, type: def.type, values } as ColumnSpec;
     });
     await run({ format: 'arrow', bytes: buildArrowSnapshot({ columns, seriesKey: ['basin'] }) });
@@ -225,11 +233,14 @@ describe('publish: versions (spec section 3)', () => {
 
   it('refuses an input holding one key twice unless it is a --replace', async () => {
     await expect(run(arrow([BASE[0]!, { ...BASE[0]!, value: 3 }]))).rejects.toThrow(/date 2026-04-01, basin="atlantic" twice.*--replace/);
-    await expect(run(arrow([BASE[0]!, { ...BASE[0]!, value: 3, obs: '2026-04-09T00:00:00Z' }]), { replace: true })).resolves.toMatchObject({ status: 'published' });
+    await expect(run(arrow([BASE[0]!, { ...BASE[0]!, value: 3, obs: '2026-04-09T00:00:00Z' }]), { replace: true })).resolves.toMatchObject({
+      status: 'published',
+    });
   });
 
   it('refuses a series key without the product filter column, and an input with other columns', async () => {
-    const csv = 'date,str_effective_at,str_observed_at,str_ingested_at,model_version,basin,value\n2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,atlantic,1\n';
+    const csv =
+      'date,str_effective_at,str_observed_at,str_ingested_at,model_version,basin,value\n2026-04-01,2026-04-02,2026-04-02T06:00:00Z,2026-04-02T07:00:00Z,1.0,atlantic,1\n';
     await expect(run({ format: 'csv', text: csv })).rejects.toThrow(/glmi filters on "basin"/);
     await run(arrow(BASE));
     await expect(run({ format: 'csv', text: csv })).rejects.toThrow(/lacks column\(s\) note/);
@@ -279,11 +290,27 @@ describe('publish: two publishers never silently overwrite each other', () => {
   it('on a store that ignores conditions, re-reads the manifest after writing and fails loudly when it is not ours', async () => {
     await run(arrow(BASE));
     const lax = new IgnoresConditions(source);
-    const r = await publish({ source: lax, ...REF, input: arrow([{ ...RERUN[0]!, value: 5 }]), rebuild: false, replace: false, seriesKey: null, publishedAtUs: US('2026-05-01T00:00:00Z') });
+    const r = await publish({
+      source: lax,
+      ...REF,
+      input: arrow([{ ...RERUN[0]!, value: 5 }]),
+      rebuild: false,
+      replace: false,
+      seriesKey: null,
+      publishedAtUs: US('2026-05-01T00:00:00Z'),
+    });
     expect(r).toMatchObject({ status: 'published', enforced: false });
 
     lax.afterManifestWrite = () => writeGeneration(source, REF, arrowRows(BASE), 9, '2026-05-01T00:00:00Z').then(() => undefined);
-    const lost = publish({ source: lax, ...REF, input: arrow([{ ...RERUN[0]!, value: 6 }]), rebuild: false, replace: false, seriesKey: null, publishedAtUs: US('2026-05-01T00:00:00Z') });
+    const lost = publish({
+      source: lax,
+      ...REF,
+      input: arrow([{ ...RERUN[0]!, value: 6 }]),
+      rebuild: false,
+      replace: false,
+      seriesKey: null,
+      publishedAtUs: US('2026-05-01T00:00:00Z'),
+    });
     await expect(lost).rejects.toThrow(/overwritten by another publisher.*generation 9/);
   });
 });

@@ -26,7 +26,9 @@ describe('README examples answer on the demo', () => {
     const { LocalSource } = await import('../loaders/local-source.js');
     const { startServer } = await import('../src/server/start.js');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const urls = [...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? [])].filter((u) => !u.includes('/admin/'));
+    const urls = [...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? [])].filter(
+      (u) => !u.includes('/admin/'),
+    );
     expect(urls.length).toBeGreaterThanOrEqual(4);
     const dir = await mkdtemp(join(tmpdir(), 'pitcache-readme-'));
     await ensureDemoData(dir, silentLogger);
@@ -37,7 +39,9 @@ describe('README examples answer on the demo', () => {
         expect(r.status, url).toBe(200);
         expect(Number(r.headers.get('x-count')), url).toBeGreaterThan(0);
         const format = /format=(\w+)/.exec(url)?.[1] ?? 'json';
-        expect(r.headers.get('content-type'), url).toContain({ json: 'application/json', csv: 'text/csv', arrow: 'application/vnd.apache.arrow.stream' }[format]);
+        expect(r.headers.get('content-type'), url).toContain(
+          { json: 'application/json', csv: 'text/csv', arrow: 'application/vnd.apache.arrow.stream' }[format],
+        );
       }
     } finally {
       await server.close();

@@ -7,7 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
 import { rowsOf } from './support/fixtures.js';
-import { ALL_ROWS, GRID_ID, ManualTimers, T0, expectedValues, nextCheck, publish, serve, startS3World, type S3World, type Served } from './support/s3-harness.js';
+import {
+  ALL_ROWS,
+  GRID_ID,
+  ManualTimers,
+  T0,
+  expectedValues,
+  nextCheck,
+  publish,
+  serve,
+  startS3World,
+  type S3World,
+  type Served,
+} from './support/s3-harness.js';
 
 const INTERVAL = 60_000;
 const BASE = 1000;
@@ -35,7 +47,12 @@ const nextCheckOfGrid = (): Promise<Record<string, unknown>> => nextCheck(s, tim
 describe('backoff of a failing dataset', () => {
   it('consecutive failures space the next checks by capped exponential delays; a success resets it', async () => {
     const first = await s.status();
-    expect(first).toMatchObject({ generation: 1, consecutive_failures: 0, last_check: new Date(T0).toISOString(), next_check: new Date(T0 + INTERVAL).toISOString() });
+    expect(first).toMatchObject({
+      generation: 1,
+      consecutive_failures: 0,
+      last_check: new Date(T0).toISOString(),
+      next_check: new Date(T0 + INTERVAL).toISOString(),
+    });
 
     await world.proxy.setMode({ kind: 'refuse' });
     const delays: number[] = [];

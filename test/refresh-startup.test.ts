@@ -47,7 +47,15 @@ afterEach(async () => {
 afterAll(() => world?.close());
 
 function start(timers: ManualTimers, port = 0, refreshIntervalMs = 0): Promise<Served> {
-  return serve(world.openSource(), { clock: timers.clock, timers, port, startupTimeoutMs: TIMEOUT, backoffBaseMs: BASE, backoffMaxMs: 60_000, refreshIntervalMs });
+  return serve(world.openSource(), {
+    clock: timers.clock,
+    timers,
+    port,
+    startupTimeoutMs: TIMEOUT,
+    backoffBaseMs: BASE,
+    backoffMaxMs: 60_000,
+    refreshIntervalMs,
+  });
 }
 
 describe('start-up with the source unreachable', () => {

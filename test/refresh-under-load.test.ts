@@ -8,7 +8,20 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
 import { startHarness } from './support/harness.js';
-import { ALL_ROWS, GRID, ManualTimers, T0, expectedValues, gridSpec, nextCheck, publish, request, serve, startS3World, type S3World } from './support/s3-harness.js';
+import {
+  ALL_ROWS,
+  GRID,
+  ManualTimers,
+  T0,
+  expectedValues,
+  gridSpec,
+  nextCheck,
+  publish,
+  request,
+  serve,
+  startS3World,
+  type S3World,
+} from './support/s3-harness.js';
 
 const DATES = 25; // 100 rows a generation
 const GENERATIONS = [1, 2, 3, 4, 5, 6];
@@ -122,7 +135,9 @@ describe('refresh under load', () => {
           const replies = await Promise.all([0, 1].map(() => h.get('/admin/refresh', 'test-key-admin', { method: 'POST' })));
           for (const r of replies) expect(r.status, r.text).toBe(200);
           expect(replies.flatMap((r) => r.body.changed as string[])).toEqual(['pemi/grid_stress']);
-          const outcomes = replies.map((r) => (r.body.datasets as Array<{ dataset: string; outcome: string; generation_after: number }>).find((d) => d.dataset === 'pemi/grid_stress')!);
+          const outcomes = replies.map((r) =>
+            (r.body.datasets as Array<{ dataset: string; outcome: string; generation_after: number }>).find((d) => d.dataset === 'pemi/grid_stress')!,
+          );
           expect(outcomes.map((o) => o.outcome).sort()).toEqual(['loaded', 'unchanged']);
           expect(outcomes.map((o) => o.generation_after)).toEqual([g, g]);
         },

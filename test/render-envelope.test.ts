@@ -47,13 +47,7 @@ describe('writeEnvelope', () => {
         data_age_hours: 12.5,
       },
     });
-    expect(Object.keys(body.metadata as object)).toEqual([
-      'retrieved_at',
-      'total_count',
-      'record_id',
-      'data_latest_date',
-      'data_age_hours',
-    ]);
+    expect(Object.keys(body.metadata as object)).toEqual(['retrieved_at', 'total_count', 'record_id', 'data_latest_date', 'data_age_hours']);
     expect(text.startsWith('{"product_id":"gbsi_eu","count":2,"has_more":true,"next_cursor":')).toBe(true);
   });
 
@@ -81,7 +75,15 @@ describe('writeEnvelope', () => {
 
   it('renders an instant extension as ISO 8601 with microseconds and Z, floored before 1970', () => {
     const at = Date.UTC(2019, 1, 15, 23, 59, 59, 999) * 1000 + 999;
-    const { body } = render(meta({ extensions: [['as_of', new InstantMicros(at)], ['early', new InstantMicros(-1)], ['epoch', new InstantMicros(0)]] }));
+    const { body } = render(
+      meta({
+        extensions: [
+          ['as_of', new InstantMicros(at)],
+          ['early', new InstantMicros(-1)],
+          ['epoch', new InstantMicros(0)],
+        ],
+      }),
+    );
     const m = body.metadata as Record<string, unknown>;
     expect(m.as_of).toBe('2019-02-15T23:59:59.999999Z');
     expect(m.early).toBe('1969-12-31T23:59:59.999999Z');
@@ -90,7 +92,14 @@ describe('writeEnvelope', () => {
 
   it('appends extensions after the spec fields, keeping their order and types', () => {
     const { body } = render(
-      meta({ extensions: [['generation', 7], ['applied_floor', '2026-01-13'], ['as_of', null], ['note "q"\n', 'é😀']] }),
+      meta({
+        extensions: [
+          ['generation', 7],
+          ['applied_floor', '2026-01-13'],
+          ['as_of', null],
+          ['note "q"\n', 'é😀'],
+        ],
+      }),
     );
     const m = body.metadata as Record<string, unknown>;
     expect(Object.keys(m)).toEqual([
@@ -127,8 +136,6 @@ describe('renderError', () => {
 
   it('leaves param out when no single parameter is at fault', () => {
     const body = renderError(new ApiError('unauthorized', 'missing or unknown API key'), 'req_xyz');
-    expect(Buffer.from(body).toString()).toBe(
-      '{"error":{"status":401,"code":"unauthorized","message":"missing or unknown API key"},"record_id":"req_xyz"}',
-    );
+    expect(Buffer.from(body).toString()).toBe('{"error":{"status":401,"code":"unauthorized","message":"missing or unknown API key"},"record_id":"req_xyz"}');
   });
 });

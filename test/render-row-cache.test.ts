@@ -14,7 +14,13 @@ function table(seed: number, longEvery = 0): { columns: Column[] } {
   return {
     columns: [
       { kind: 'date32', name: 'date', validity: null, values: Int32Array.from({ length: ROWS }, (_, i) => 19000 + i) },
-      { kind: 'timestamp', name: 'str_observed_at', unit: 'us', validity: null, values: Float64Array.from({ length: ROWS }, () => 1.7e15 + Math.floor(r() * 1e13)) },
+      {
+        kind: 'timestamp',
+        name: 'str_observed_at',
+        unit: 'us',
+        validity: null,
+        values: Float64Array.from({ length: ROWS }, () => 1.7e15 + Math.floor(r() * 1e13)),
+      },
       { kind: 'float', name: 'value', validity: null, values: Float64Array.from({ length: ROWS }, () => Math.round((r() - 0.5) * 1e5) / 100 + seed) },
       {
         kind: 'string',

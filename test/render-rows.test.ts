@@ -46,24 +46,80 @@ const columns: Column[] = [
 
 const expectedRows = [
   {
-    date: '2024-02-29', ts_s: '1970-01-01T00:00:00Z', ts_ms: '1970-01-01T00:00:01.234Z', ts_us: '1970-01-01T00:00:00.000001Z',
-    country: 'DE', maybe: null, f64: 0.1, f32: Math.fround(0.1), i8: -128, i16: -32768, i32: -(2 ** 31), u8: 0, u16: 0, u32: 0,
-    i64: 2 ** 53, flag: true, model_version: '1.0',
+    date: '2024-02-29',
+    ts_s: '1970-01-01T00:00:00Z',
+    ts_ms: '1970-01-01T00:00:01.234Z',
+    ts_us: '1970-01-01T00:00:00.000001Z',
+    country: 'DE',
+    maybe: null,
+    f64: 0.1,
+    f32: Math.fround(0.1),
+    i8: -128,
+    i16: -32768,
+    i32: -(2 ** 31),
+    u8: 0,
+    u16: 0,
+    u32: 0,
+    i64: 2 ** 53,
+    flag: true,
+    model_version: '1.0',
   },
   {
-    date: '1969-12-31', ts_s: '1969-12-31T23:59:59Z', ts_ms: '1969-12-31T23:59:59.999Z', ts_us: '1969-12-31T23:59:59.999999Z',
-    country: 'FR', maybe: '😀', f64: null, f32: -2.5, i8: 127, i16: 32767, i32: null, u8: 255, u16: 65535, u32: 2 ** 32 - 1,
-    i64: '9007199254740993', flag: false, model_version: '1.0',
+    date: '1969-12-31',
+    ts_s: '1969-12-31T23:59:59Z',
+    ts_ms: '1969-12-31T23:59:59.999Z',
+    ts_us: '1969-12-31T23:59:59.999999Z',
+    country: 'FR',
+    maybe: '😀',
+    f64: null,
+    f32: -2.5,
+    i8: 127,
+    i16: 32767,
+    i32: null,
+    u8: 255,
+    u16: 65535,
+    u32: 2 ** 32 - 1,
+    i64: '9007199254740993',
+    flag: false,
+    model_version: '1.0',
   },
   {
-    date: '1970-01-01', ts_s: '1970-01-01T00:00:01Z', ts_ms: null, ts_us: '1970-01-01T00:00:00.999999Z',
-    country: 'ü\n"x"', maybe: '😀', f64: null, f32: null, i8: 0, i16: 0, i32: 2 ** 31 - 1, u8: 1, u16: 1, u32: 2 ** 31,
-    i64: '-9223372036854775808', flag: null, model_version: '1.0',
+    date: '1970-01-01',
+    ts_s: '1970-01-01T00:00:01Z',
+    ts_ms: null,
+    ts_us: '1970-01-01T00:00:00.999999Z',
+    country: 'ü\n"x"',
+    maybe: '😀',
+    f64: null,
+    f32: null,
+    i8: 0,
+    i16: 0,
+    i32: 2 ** 31 - 1,
+    u8: 1,
+    u16: 1,
+    u32: 2 ** 31,
+    i64: '-9223372036854775808',
+    flag: null,
+    model_version: '1.0',
   },
   {
-    date: '2024-10-04', ts_s: '1970-01-02T00:00:00Z', ts_ms: '1970-01-01T00:00:00.005Z', ts_us: '1970-01-01T00:00:01.000001Z',
-    country: '😀', maybe: 'FR', f64: null, f32: Math.fround(3.4e38), i8: -1, i16: 1, i32: 0, u8: 2, u16: 2, u32: 2,
-    i64: null, flag: false, model_version: '1.0',
+    date: '2024-10-04',
+    ts_s: '1970-01-02T00:00:00Z',
+    ts_ms: '1970-01-01T00:00:00.005Z',
+    ts_us: '1970-01-01T00:00:01.000001Z',
+    country: '😀',
+    maybe: 'FR',
+    f64: null,
+    f32: Math.fround(3.4e38),
+    i8: -1,
+    i16: 1,
+    i32: 0,
+    u8: 2,
+    u16: 2,
+    u32: 2,
+    i64: null,
+    flag: false,
+    model_version: '1.0',
   },
 ];
 
@@ -143,7 +199,12 @@ describe('RowRenderer caches (a cache must never change what is written)', () =>
 
   it('writes the same text for days that share a day-cache slot, alternating', () => {
     const days = [19000, 19000 + 4096, 19000 - 4096, 19000, 19000 + 4096 * 7, -719528, 2932896];
-    const expected = days.map((d) => new Date(d * 86_400_000).toISOString().slice(0, 10).replace(/^\+0*(\d{4,})/, '$1'));
+    const expected = days.map((d) =>
+      new Date(d * 86_400_000)
+        .toISOString()
+        .slice(0, 10)
+        .replace(/^\+0*(\d{4,})/, '$1'),
+    );
     const date: Column = { kind: 'date32', name: 'd', validity: null, values: Int32Array.from(days) };
     const ts: Column = { kind: 'timestamp', name: 't', unit: 's', validity: null, values: Float64Array.from(days, (d) => d * 86_400_000_000 + 3_723_000_000) };
     const parsed = render([date, ts], [0, 1, 2, 3, 4, 5, 6, 0, 4]).parsed as { d: string; t: string }[];

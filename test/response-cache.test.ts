@@ -15,7 +15,8 @@ function rows(generation: number): PitRow[] {
     for (const [i, country] of COUNTRIES.entries()) {
       const tag = `g${generation}-${country}-${date}`;
       out.push({ date, eff: date, obs: `${date}T06:00:00Z`, key: { country }, tag, value: generation * 1000 + d * 10 + i });
-      if (d % 5 === 0) out.push({ date, eff: date, obs: `${date}T18:00:00Z`, key: { country }, tag: `${tag}-rev`, value: generation * 1000 + d * 10 + i + 0.5 });
+      if (d % 5 === 0)
+        out.push({ date, eff: date, obs: `${date}T18:00:00Z`, key: { country }, tag: `${tag}-rev`, value: generation * 1000 + d * 10 + i + 0.5 });
     }
   }
   return out;

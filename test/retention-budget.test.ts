@@ -81,7 +81,8 @@ describe('--retain-memory and --cursor-idle', () => {
   });
 
   it('refuses what is not a size, with the flag and an example', () => {
-    for (const bad of ['', 'lots', '2 GiB', '-1', '5%%', '2gib', '1e9', 'x25%', '1.%', 'x2GiB', '2.GiB']) expect(() => parseBudget(bad)).toThrow(/--retain-memory: .* is not a size/);
+    for (const bad of ['', 'lots', '2 GiB', '-1', '5%%', '2gib', '1e9', 'x25%', '1.%', 'x2GiB', '2.GiB'])
+      expect(() => parseBudget(bad)).toThrow(/--retain-memory: .* is not a size/);
     expect(() => parseBudget('5000%')).toThrow(/more than 1000%/);
   });
 

@@ -27,7 +27,8 @@ function walkForward(): string[] {
   const paths: string[] = [];
   for (let d = 31; d < 110; d++) {
     const day = (n: number): string => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
-    for (const filter of ['country=DE&', 'country=FR,NL&', '']) paths.push(`/gbsi_eu/system_stress?${filter}date_from=${day(d - 30)}&date_to=${day(d)}&as_of=${day(d)}`);
+    for (const filter of ['country=DE&', 'country=FR,NL&', ''])
+      paths.push(`/gbsi_eu/system_stress?${filter}date_from=${day(d - 30)}&date_to=${day(d)}&as_of=${day(d)}`);
   }
   return paths;
 }

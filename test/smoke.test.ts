@@ -16,9 +16,24 @@ describe('smoke: one dataset end to end, every endpoint over the socket (the con
             seriesKey: ['basin'],
             columns: [
               { name: 'date', type: 'date32', values: [D('2026-04-01'), D('2026-04-01'), D('2026-04-01'), D('2026-04-02')] },
-              { name: 'str_effective_at', type: 'timestamp', unit: 'us', values: [US('2026-04-02T00:00:00Z'), US('2026-04-02T00:00:00Z'), US('2026-04-02T00:00:00Z'), US('2026-04-03T00:00:00Z')] },
-              { name: 'str_observed_at', type: 'timestamp', unit: 'us', values: [US('2026-04-02T06:00:00Z'), US('2026-04-05T06:00:00Z'), US('2026-04-02T06:00:00Z'), US('2026-04-03T06:00:00Z')] },
-              { name: 'str_ingested_at', type: 'timestamp', unit: 'us', values: [US('2026-04-02T07:00:00Z'), US('2026-04-05T07:00:00Z'), US('2026-04-02T07:00:00Z'), US('2026-04-03T07:00:00Z')] },
+              {
+                name: 'str_effective_at',
+                type: 'timestamp',
+                unit: 'us',
+                values: [US('2026-04-02T00:00:00Z'), US('2026-04-02T00:00:00Z'), US('2026-04-02T00:00:00Z'), US('2026-04-03T00:00:00Z')],
+              },
+              {
+                name: 'str_observed_at',
+                type: 'timestamp',
+                unit: 'us',
+                values: [US('2026-04-02T06:00:00Z'), US('2026-04-05T06:00:00Z'), US('2026-04-02T06:00:00Z'), US('2026-04-03T06:00:00Z')],
+              },
+              {
+                name: 'str_ingested_at',
+                type: 'timestamp',
+                unit: 'us',
+                values: [US('2026-04-02T07:00:00Z'), US('2026-04-05T07:00:00Z'), US('2026-04-02T07:00:00Z'), US('2026-04-03T07:00:00Z')],
+              },
               { name: 'model_version', type: 'utf8', values: ['1.0', '1.0', '1.0', '1.0'] },
               { name: 'basin', type: 'dict-utf8', values: ['atlantic', 'atlantic', 'pacific', 'atlantic'] },
               { name: 'value', type: 'float64', values: [1.5, 2.5, 7, 3.5] },
@@ -44,7 +59,7 @@ describe('smoke: one dataset end to end, every endpoint over the socket (the con
     expect(range.body.data.map((r: { value: number }) => r.value)).toEqual([2.5, 3.5]);
   });
 
-  it('answers health, readiness and the admin endpoints over uWS, and the route table\'s 404 and 405', async () => {
+  it("answers health, readiness and the admin endpoints over uWS, and the route table's 404 and 405", async () => {
     expect(h.transport).toBe('uws');
     const health = await h.get('/healthz', null);
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);

@@ -70,7 +70,13 @@ describe('StepMax builders equal the plain definition', () => {
   }
 
   it('overDays (values are whole days) gives the same steps as build', () => {
-    for (const [n, span] of [[0, 1], [1, 1], [40, 3], [20_000, 4000], [20_000, 30]] as const) {
+    for (const [n, span] of [
+      [0, 1],
+      [1, 1],
+      [40, 3],
+      [20_000, 4000],
+      [20_000, 30],
+    ] as const) {
       const rng = new Rng(n + span);
       const minDay = -200 + rng.int(0, 400);
       const days = new Int32Array(n);

@@ -110,7 +110,13 @@ describe('snapshot order does not change the table', () => {
         // Swapping two versions of one key (different stamps) leaves (series, date) in order:
         // only that key's versions are sorted again.
         const obs = snap.rows.map((r) => Number(r['str_observed_at']));
-        const at = order.findIndex((r, i) => i + 1 < order.length && snap.rows[r]!['date'] === snap.rows[order[i + 1]!]!['date'] && sameSeries(snap, r, order[i + 1]!) && obs[r] !== obs[order[i + 1]!]);
+        const at = order.findIndex(
+          (r, i) =>
+            i + 1 < order.length &&
+            snap.rows[r]!['date'] === snap.rows[order[i + 1]!]!['date'] &&
+            sameSeries(snap, r, order[i + 1]!) &&
+            obs[r] !== obs[order[i + 1]!],
+        );
         if (at < 0) continue;
         const swapped = [...order];
         [swapped[at], swapped[at + 1]] = [swapped[at + 1]!, swapped[at]!];

@@ -88,7 +88,9 @@ async function main(): Promise<void> {
       continue;
     }
     const info = await alt.setup(data);
-    console.log(`${alt.name}: loaded in ${info.loadSeconds.toFixed(1)} s, ${((info.rssBytes ?? 0) / 2 ** 20).toFixed(0)} MiB, ${info.version}; ${info.note ?? ''}`);
+    console.log(
+      `${alt.name}: loaded in ${info.loadSeconds.toFixed(1)} s, ${((info.rssBytes ?? 0) / 2 ** 20).toFixed(0)} MiB, ${info.version}; ${info.note ?? ''}`,
+    );
     try {
       for (const w of workloads) {
         const sample = lists[w].slice(0, Number(args.sample));
@@ -96,12 +98,15 @@ async function main(): Promise<void> {
         for (const q of sample) counts.push(await alt.totalRows!(q));
         const seen = totals.get(w);
         if (seen === undefined) totals.set(w, counts);
-        else if (JSON.stringify(seen) !== JSON.stringify(counts)) console.log(`  MISMATCH ${w} total rows: ${JSON.stringify(seen)} vs ${JSON.stringify(counts)}`);
+        else if (JSON.stringify(seen) !== JSON.stringify(counts))
+          console.log(`  MISMATCH ${w} total rows: ${JSON.stringify(seen)} vs ${JSON.stringify(counts)}`);
         if (args.pitcache !== undefined) {
           for (const q of sample) {
             const want = JSON.stringify(await pitcacheRows(data, q, w === 'page-walk'));
             const got = JSON.stringify(await sqlRows(alt, q, w === 'page-walk'));
-            console.log(`  ${w} ${toPath(q)}: ${want === got ? 'same rows as pitcache' : 'DIFFERENT from pitcache'} (${(JSON.parse(got) as unknown[]).length} rows)`);
+            console.log(
+              `  ${w} ${toPath(q)}: ${want === got ? 'same rows as pitcache' : 'DIFFERENT from pitcache'} (${(JSON.parse(got) as unknown[]).length} rows)`,
+            );
           }
         }
         const r = await alt.run(w, lists[w], { connections: Number(args.connections), durationSec: Number(args.duration), warmupSec: Number(args.warmup) });

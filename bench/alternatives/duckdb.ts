@@ -139,7 +139,11 @@ export function createDuckDbAlternative(options: DuckDbOptions = {}): Alternativ
       for (let c = 0; c < n; c++) sessions.push(new Session(duck, await db.connect()));
       const render = options.render === true;
       const step =
-        workload !== 'page-walk' ? singleShot(sessions, planned, render) : pageWalk === 'stream' ? streamWalker(sessions, planned) : pageWalker(sessions, planned, render);
+        workload !== 'page-walk'
+          ? singleShot(sessions, planned, render)
+          : pageWalk === 'stream'
+            ? streamWalker(sessions, planned)
+            : pageWalker(sessions, planned, render);
       try {
         if ((opts.warmupSec ?? 0) > 0) await closedLoop(n, opts.warmupSec!, step.fresh());
         const r = await closedLoop(n, opts.durationSec, step.fresh());

@@ -112,7 +112,7 @@ export class HttpServerAlternative implements Alternative {
    */
   async settle(timeoutMs = 60_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    for (let fast = 0; fast < 3 && Date.now() < end; ) {
+    for (let fast = 0; fast < 3 && Date.now() < end;) {
       const t0 = performance.now();
       const r = await fetch(`${this.baseUrl}/healthz`);
       await r.arrayBuffer();

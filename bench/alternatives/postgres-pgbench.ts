@@ -66,7 +66,13 @@ async function pageChain(session: PsqlSession, ds: BenchDataset, plan: QueryPlan
   return afters.map((after, i) => ({ ds, plan, after, rows: i < afters.length - 1 ? plan.limit : out.total - i * plan.limit }));
 }
 
-async function buildGroups(pg: PgServer, session: PsqlSession, datasets: readonly BenchDataset[], workload: WorkloadName, queries: readonly BenchQuery[]): Promise<Group[]> {
+async function buildGroups(
+  pg: PgServer,
+  session: PsqlSession,
+  datasets: readonly BenchDataset[],
+  workload: WorkloadName,
+  queries: readonly BenchQuery[],
+): Promise<Group[]> {
   const requests: Request[] = [];
   if (workload === 'page-walk') {
     // Each chain costs one pass over its dataset to find the page starts: the first
@@ -106,21 +112,37 @@ async function buildGroups(pg: PgServer, session: PsqlSession, datasets: readonl
       pgQuery(r.ds, r.plan, r.after, 'rows', values);
       return [String(id + 1), ...values.values.map(csvValue)].join(',');
     });
-    await pg.psql([`DROP TABLE IF EXISTS ${g.table}`, `CREATE TABLE ${g.table} (id integer PRIMARY KEY, ${cols.join(', ')})`, `COPY ${g.table} FROM STDIN WITH (FORMAT csv)`], Readable.from([lines.join('\n') + '\n']));
+    await pg.psql(
+      [
+        `DROP TABLE IF EXISTS ${g.table}`,
+        `CREATE TABLE ${g.table} (id integer PRIMARY KEY, ${cols.join(', ')})`,
+        `COPY ${g.table} FROM STDIN WITH (FORMAT csv)`,
+      ],
+      Readable.from([lines.join('\n') + '\n']),
+    );
     await pg.psql(`ANALYZE ${g.table}`);
     if (g.requests.every((r) => r.rows !== null)) g.rowsPerRequest = g.requests.reduce((a, r) => a + r.rows!, 0) / g.requests.length;
     else {
       const counted = pgQuery(first.ds, first.plan, first.after, 'rows', new ParamList((i) => `q.p${i}`));
       // ids follow the list's (random) order, so the first COUNT_SAMPLE are a fair sample
       const n = Math.min(g.requests.length, COUNT_SAMPLE);
-      const total = Number((await session.query(`SELECT coalesce(sum((SELECT count(*) FROM (${counted}) AS x)), 0) FROM ${g.table} AS q WHERE q.id <= ${n}`)).trim());
+      const total = Number(
+        (await session.query(`SELECT coalesce(sum((SELECT count(*) FROM (${counted}) AS x)), 0) FROM ${g.table} AS q WHERE q.id <= ${n}`)).trim(),
+      );
       g.rowsPerRequest = total / n;
     }
   }
   return groups;
 }
 
-export async function runPgbench(pg: PgServer, session: PsqlSession, datasets: readonly BenchDataset[], workload: WorkloadName, queries: readonly BenchQuery[], opts: RunOptions): Promise<RunResult> {
+export async function runPgbench(
+  pg: PgServer,
+  session: PsqlSession,
+  datasets: readonly BenchDataset[],
+  workload: WorkloadName,
+  queries: readonly BenchQuery[],
+  opts: RunOptions,
+): Promise<RunResult> {
   const groups = await buildGroups(pg, session, datasets, workload, queries);
   const dir = mkdtempSync(join(pg.dir, `pgbench-${workload}-`));
   try {
@@ -130,7 +152,23 @@ export async function runPgbench(pg: PgServer, session: PsqlSession, datasets: r
       return `${file}@${g.requests.length}`;
     });
     const clients = Math.max(1, opts.connections);
-    const base = ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(2, clients)), ...scripts.flatMap((s) => ['-f', s]), 'postgres'];
+    const base = [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(pg.port),
+      '-U',
+      'postgres',
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(clients),
+      '-j',
+      String(Math.min(2, clients)),
+      ...scripts.flatMap((s) => ['-f', s]),
+      'postgres',
+    ];
     const pgbench = join(pg.bin, 'pgbench');
     if ((opts.warmupSec ?? 0) > 0) await runCommand(pgbench, ['-T', String(Math.max(1, Math.round(opts.warmupSec!))), ...base], { cwd: dir });
     const seconds = Math.max(1, Math.round(opts.durationSec));

@@ -23,7 +23,9 @@ export function findPgBin(): string | null {
   if (process.env.PG_BIN !== undefined) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const majors = readdirSync(root).filter((d) => existsSync(join(root, d, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    const majors = readdirSync(root)
+      .filter((d) => existsSync(join(root, d, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
     if (majors[0] !== undefined) return join(root, majors[0], 'bin');
   }
   for (const dir of (process.env.PATH ?? '').split(':')) if (existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pgbench'))) return dir;
@@ -36,7 +38,11 @@ export interface RunResultText {
   readonly stderr: string;
 }
 
-export function runCommand(cmd: string, args: readonly string[], opts: { cwd?: string; input?: Readable | string; asUser?: string } = {}): Promise<RunResultText> {
+export function runCommand(
+  cmd: string,
+  args: readonly string[],
+  opts: { cwd?: string; input?: Readable | string; asUser?: string } = {},
+): Promise<RunResultText> {
   const [file, argv] = opts.asUser !== undefined ? ['runuser', ['-u', opts.asUser, '--', cmd, ...args]] : [cmd, [...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -87,7 +93,10 @@ export class PgServer {
       chownSync(dir, Number(ids.stdout), Number(gid.stdout));
       chownSync(data, Number(ids.stdout), Number(gid.stdout));
     }
-    const init = await runCommand(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], { asUser, cwd: dir });
+    const init = await runCommand(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], {
+      asUser,
+      cwd: dir,
+    });
     if (init.code !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
     const port = await freePort();
     const sharedBuffers = settings.sharedBuffers ?? process.env.BENCH_PG_SHARED_BUFFERS ?? '2GB';

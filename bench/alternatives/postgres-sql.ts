@@ -10,7 +10,18 @@
  */
 import type { BenchDataset } from './types.js';
 import type { KeysetAfter, QueryPlan, SqlParam } from './duckdb-postgres-plan.js';
-import { ParamList, afterCondition, dateConditions, filterConditions, formatDay, formatUs, ident, tableName, versionConditions, visibilityConditions } from './duckdb-postgres-plan.js';
+import {
+  ParamList,
+  afterCondition,
+  dateConditions,
+  filterConditions,
+  formatDay,
+  formatUs,
+  ident,
+  tableName,
+  versionConditions,
+  visibilityConditions,
+} from './duckdb-postgres-plan.js';
 
 /** PIT-4: the newest version first; `pos` (snapshot position) breaks full ties. */
 function newest(alias = ''): string {

@@ -111,7 +111,14 @@ export class ColumnBuffer {
           if (c < 0) valid.setNull(i);
           else data[i] = c;
         }
-        return makeData({ type: this.type as Dictionary<Utf8, Int32>, length: n, nullCount: valid.nullCount, nullBitmap: valid.bitmap(), data, dictionary: this.dictionary! });
+        return makeData({
+          type: this.type as Dictionary<Utf8, Int32>,
+          length: n,
+          nullCount: valid.nullCount,
+          nullBitmap: valid.bitmap(),
+          data,
+          dictionary: this.dictionary!,
+        });
       }
       case 'bool': {
         const data = new Uint8Array(Math.ceil(n / 8));

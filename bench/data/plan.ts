@@ -49,9 +49,42 @@ const VERSIONS_PER_KEY = 1.175;
 
 /** European bidding zones beyond the demo's fifteen, so PEMI has a realistic count. */
 const MORE_ZONES = [
-  'IT-CNOR', 'IT-CSUD', 'IT-SUD', 'IT-SICI', 'IT-SARD', 'IT-CALA', 'NO1', 'NO3', 'NO4', 'NO5', 'SE1', 'SE2', 'SE4',
-  'EE', 'LV', 'LT', 'SK', 'HU', 'RO', 'BG', 'GR', 'SI', 'HR', 'RS', 'PT', 'IE-SEM', 'GB', 'ME', 'MK', 'AL', 'BA',
-  'UA-IPS', 'MD', 'XK', 'LU', 'DE-AT-LU',
+  'IT-CNOR',
+  'IT-CSUD',
+  'IT-SUD',
+  'IT-SICI',
+  'IT-SARD',
+  'IT-CALA',
+  'NO1',
+  'NO3',
+  'NO4',
+  'NO5',
+  'SE1',
+  'SE2',
+  'SE4',
+  'EE',
+  'LV',
+  'LT',
+  'SK',
+  'HU',
+  'RO',
+  'BG',
+  'GR',
+  'SI',
+  'HR',
+  'RS',
+  'PT',
+  'IE-SEM',
+  'GB',
+  'ME',
+  'MK',
+  'AL',
+  'BA',
+  'UA-IPS',
+  'MD',
+  'XK',
+  'LU',
+  'DE-AT-LU',
 ];
 
 function def(id: string): DemoDatasetDef {
@@ -112,7 +145,10 @@ export function planFor(name: DataSetName, quick: boolean): DataSetPlan {
         return {
           def: d,
           hourly: true,
-          series: widen(d.series, geos, (i) => [`${d.series[i % d.series.length]![0]}-Z${String(Math.floor(i / d.series.length) + 1).padStart(2, '0')}`, 'zone']),
+          series: widen(d.series, geos, (i) => [
+            `${d.series[i % d.series.length]![0]}-Z${String(Math.floor(i / d.series.length) + 1).padStart(2, '0')}`,
+            'zone',
+          ]),
           ...t,
         };
       case 'wssi_us/demand_shock':

@@ -61,7 +61,9 @@ export async function writeSnapshot(plan: DatasetPlan, sourceDir: string, genera
   const valueBase = keyBase + keyCols.length + (plan.hourly ? 1 : 0);
   // Codes of each series' key values, resolved once.
   const keyCodes = plan.series.map((s) => s.map((v, j) => (specs[keyBase + j] as { words: readonly string[] }).words.indexOf(v)));
-  const valueCodes = def.valueColumns.map((c, j) => (c.type === 'dict-utf8' ? new Map((specs[valueBase + j] as { words: readonly string[] }).words.map((w, i) => [w, i])) : null));
+  const valueCodes = def.valueColumns.map((c, j) =>
+    c.type === 'dict-utf8' ? new Map((specs[valueBase + j] as { words: readonly string[] }).words.map((w, i) => [w, i])) : null,
+  );
 
   const id = datasetIdOf(plan);
   const object = generationObjectName(generation);
@@ -146,7 +148,12 @@ function compareKeys(a: readonly string[], b: readonly string[]): number {
   return 0;
 }
 
-function setValue(c: { num: Float64Array; str: (string | null)[]; spec: BuilderSpec }, i: number, v: string | number | boolean | null, codes: Map<string, number> | null): void {
+function setValue(
+  c: { num: Float64Array; str: (string | null)[]; spec: BuilderSpec },
+  i: number,
+  v: string | number | boolean | null,
+  codes: Map<string, number> | null,
+): void {
   switch (c.spec.kind) {
     case 'utf8':
       c.str[i] = v === null ? null : String(v);

@@ -56,7 +56,17 @@ interface WrkOut {
 }
 
 function wrk(url: string, pathsFile: string, luaFile: string, headers: Record<string, string>, seconds: number, connections: number): WrkOut {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', luaFile, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url, '--', pathsFile];
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '-s',
+    luaFile,
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+    '--',
+    pathsFile,
+  ];
   const r = spawnSync('wrk', args, { encoding: 'utf8' });
   const m = /BENCH (\d+) ([\d.]+) ([\d.]+)/.exec(r.stdout);
   if (m === null) throw new Error(`wrk failed: ${r.stdout}${r.stderr}`);
@@ -64,7 +74,9 @@ function wrk(url: string, pathsFile: string, luaFile: string, headers: Record<st
 }
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({ options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '8' }, 'row-cache-mb': { type: 'string', default: '64' } } });
+  const { values: a } = parseArgs({
+    options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '8' }, 'row-cache-mb': { type: 'string', default: '64' } },
+  });
   const seconds = Number(a.duration);
   const connections = Number(a.connections);
   const demo = join(repoRoot(), '.demo-data');
@@ -102,7 +114,10 @@ async function main(): Promise<void> {
     const lua = join(dir, 'paths.lua');
     await writeFile(lua, LUA);
     const day0 = Date.UTC(2026, 0, 1);
-    const big = Array.from({ length: 40 }, (_, i) => `/pemi/grid_stress?latest=false&limit=10000&date_from=${new Date(day0 + i * 86_400_000).toISOString().slice(0, 10)}`);
+    const big = Array.from(
+      { length: 40 },
+      (_, i) => `/pemi/grid_stress?latest=false&limit=10000&date_from=${new Date(day0 + i * 86_400_000).toISOString().slice(0, 10)}`,
+    );
     const decode: Record<string, number> = {};
     for (const format of ['json', 'csv', 'arrow'] as const) {
       for (const enc of ['identity', 'gzip', 'br'] as const) {
@@ -114,7 +129,9 @@ async function main(): Promise<void> {
         let bytes = 0;
         let count = 0;
         for (const p of paths.slice(0, 8)) {
-          const r = spawnSync('curl', ['-s', '-o', '/dev/null', '-D', '-', '-H', `x-api-key: ${DEMO_KEY}`, '-H', `accept-encoding: ${enc}`, `${base}${p}`], { encoding: 'utf8' });
+          const r = spawnSync('curl', ['-s', '-o', '/dev/null', '-D', '-', '-H', `x-api-key: ${DEMO_KEY}`, '-H', `accept-encoding: ${enc}`, `${base}${p}`], {
+            encoding: 'utf8',
+          });
           bytes += Number(/content-length: (\d+)/i.exec(r.stdout)?.[1] ?? NaN);
           count += Number(/x-count: (\d+)/i.exec(r.stdout)?.[1] ?? NaN);
         }
@@ -126,25 +143,66 @@ async function main(): Promise<void> {
         }
         log(`${format}/${enc}: ${meanBytes} B, ${meanRows} rows per answer`);
         const w = wrk(base, file, lua, headers, seconds, connections);
-        ceiling = spawnLogged([process.execPath, distScript('bench/servers/ceiling-server.js'), '--port', String(port + 1), '--bytes', String(meanBytes), '--workers', '1']);
+        ceiling = spawnLogged([
+          process.execPath,
+          distScript('bench/servers/ceiling-server.js'),
+          '--port',
+          String(port + 1),
+          '--bytes',
+          String(meanBytes),
+          '--workers',
+          '1',
+        ]);
         await waitFor200(`http://127.0.0.1:${port + 1}/healthz`, ceiling, 10_000);
         const c = wrk(`http://127.0.0.1:${port + 1}`, file, lua, {}, seconds, connections);
         await ceiling.stop();
         ceiling = null;
         const rps = w.requests / w.seconds;
-        rows.push({ name: `${format} ${enc}`, reqPerSec: rps, rowsPerSec: rps * meanRows, bytesPerAnswer: meanBytes, p99Ms: w.p99Ms, ceilingReqPerSec: c.requests / c.seconds, ceilingP99Ms: c.p99Ms });
+        rows.push({
+          name: `${format} ${enc}`,
+          reqPerSec: rps,
+          rowsPerSec: rps * meanRows,
+          bytesPerAnswer: meanBytes,
+          p99Ms: w.p99Ms,
+          ceilingReqPerSec: c.requests / c.seconds,
+          ceilingP99Ms: c.p99Ms,
+        });
       }
     }
     // p99 of small requests alone, then while br-compressed 10,000-row JSON pages are served.
     const smallFile = join(dir, 'small.txt');
-    await writeFile(smallFile, Array.from({ length: 40 }, (_, i) => `/pemi/grid_stress?limit=5&date_to=2026-02-${String((i % 28) + 1).padStart(2, '0')}`).join('\n') + '\n');
+    await writeFile(
+      smallFile,
+      Array.from({ length: 40 }, (_, i) => `/pemi/grid_stress?limit=5&date_to=2026-02-${String((i % 28) + 1).padStart(2, '0')}`).join('\n') + '\n',
+    );
     const alone = wrk(base, smallFile, lua, { 'x-api-key': DEMO_KEY }, seconds, 4);
     const bigFile = join(dir, 'paths-json.txt');
-    const bg = spawnLogged(['wrk', '-t1', '-c4', `-d${seconds + 2}s`, '-s', lua, '-H', `x-api-key: ${DEMO_KEY}`, '-H', 'accept-encoding: br', base, '--', bigFile]);
+    const bg = spawnLogged([
+      'wrk',
+      '-t1',
+      '-c4',
+      `-d${seconds + 2}s`,
+      '-s',
+      lua,
+      '-H',
+      `x-api-key: ${DEMO_KEY}`,
+      '-H',
+      'accept-encoding: br',
+      base,
+      '--',
+      bigFile,
+    ]);
     await new Promise((r) => setTimeout(r, 1000));
     const loaded = wrk(base, smallFile, lua, { 'x-api-key': DEMO_KEY }, seconds, 4);
     await bg.stop();
-    const report = { seconds, connections, rowCacheMb: Number(a['row-cache-mb']), rows, decodeMsPer10kRowPage: decode, smallP99Ms: { alone: alone.p99Ms, whileCompressing: loaded.p99Ms } };
+    const report = {
+      seconds,
+      connections,
+      rowCacheMb: Number(a['row-cache-mb']),
+      rows,
+      decodeMsPer10kRowPage: decode,
+      smallP99Ms: { alone: alone.p99Ms, whileCompressing: loaded.p99Ms },
+    };
     const suffix = a['row-cache-mb'] === '64' ? '' : `-rowcache${a['row-cache-mb']}`;
     await writeFile(join(repoRoot(), `bench/formats/RESULTS-formats${suffix}.json`), JSON.stringify(report, null, 2) + '\n');
     await writeFile(join(repoRoot(), `bench/formats/RESULTS-formats${suffix}.md`), markdown(report));
@@ -168,7 +226,14 @@ function timeDecode(format: 'json' | 'csv' | 'arrow', body: Buffer): number {
   return times.sort((x, y) => x - y)[7]!;
 }
 
-function markdown(r: { seconds: number; connections: number; rowCacheMb: number; rows: Row[]; decodeMsPer10kRowPage: Record<string, number>; smallP99Ms: { alone: number; whileCompressing: number } }): string {
+function markdown(r: {
+  seconds: number;
+  connections: number;
+  rowCacheMb: number;
+  rows: Row[];
+  decodeMsPer10kRowPage: Record<string, number>;
+  smallP99Ms: { alone: number; whileCompressing: number };
+}): string {
   const json = r.rows.find((x) => x.name === 'json identity')!;
   const lines = [
     `Command: \`npm run bench:formats -- --duration ${r.seconds} --connections ${r.connections} --row-cache-mb ${r.rowCacheMb}\` (wrk -t1 -c${r.connections}, one serving thread, response cache off, JSON row cache ${r.rowCacheMb} MiB, demo pemi/grid_stress, 10,000-row pages over 40 date windows). Ceiling: the uWS server answering a fixed body of the same mean size, same wrk, same run.`,

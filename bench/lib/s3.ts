@@ -51,7 +51,9 @@ export async function startS3(bucket: string, cpus?: string): Promise<LocalS3> {
     async put(key, file) {
       const size = (await stat(file)).size;
       // Streamed: a snapshot can be larger than a Buffer may be.
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: size < 64 * 2 ** 20 ? await readFile(file) : createReadStream(file), ContentLength: size }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: size < 64 * 2 ** 20 ? await readFile(file) : createReadStream(file), ContentLength: size }),
+      );
     },
     async putBytes(key, bytes) {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength }));

@@ -55,7 +55,9 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   const raw = (q: BenchQuery): string => toPath(q).split('?')[1] ?? '';
   const parsed = Object.fromEntries(Object.entries(input.queries).map(([k, q]) => [k, parseQuery(raw(q), product, dataset)]));
   let sink = 0;
-  const bench = new Bench(input.quick ? { time: 100, warmupTime: 20, iterations: 5, warmupIterations: 2 } : { time: 2000, warmupTime: 500, iterations: 20, warmupIterations: 5 });
+  const bench = new Bench(
+    input.quick ? { time: 100, warmupTime: 20, iterations: 5, warmupIterations: 2 } : { time: 2000, warmupTime: 500, iterations: 20, warmupIterations: 5 },
+  );
   const rowsOfTask = new Map<string, number>();
 
   for (const [name, q] of Object.entries(input.queries)) {
@@ -139,5 +141,6 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const ds = data.datasets.find((d) => d.id === id)!;
   const r = await runMicro({ arrowPath: process.argv[2] ?? ds.arrowPath, dataset: id, queries: microQueries(planFor('main', true), id), quick: false });
   console.log(`table: ${r.table.rows} rows built in ${r.table.buildMs.toFixed(0)} ms`);
-  for (const x of r.results) console.log(`${x.name.padEnd(60)} ${x.opsPerSec.toFixed(0).padStart(10)} ops/s  mean ${x.meanUs.toFixed(1)} µs  p99 ${x.p99Us.toFixed(1)} µs`);
+  for (const x of r.results)
+    console.log(`${x.name.padEnd(60)} ${x.opsPerSec.toFixed(0).padStart(10)} ops/s  mean ${x.meanUs.toFixed(1)} µs  p99 ${x.p99Us.toFixed(1)} µs`);
 }

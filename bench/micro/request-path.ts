@@ -49,11 +49,28 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
   const clock = new ManualClock(Date.UTC(2026, 10, 20));
   const keys = new KeyRegistry(demoKeysConfig());
   const make = (responseCacheBytes: number, rowCacheBytes: number) =>
-    createApiHandler({ registry, keys, limiter: new RateLimiter(keys, clock), clock, ids: new RequestIds(), log: silentLogger, responseCacheBytes, rowCacheBytes });
+    createApiHandler({
+      registry,
+      keys,
+      limiter: new RateLimiter(keys, clock),
+      clock,
+      ids: new RequestIds(),
+      log: silentLogger,
+      responseCacheBytes,
+      rowCacheBytes,
+    });
   const uncached = make(0, 0);
   const plain = make(0, 64 * 1024 * 1024);
   const cached = make(64 * 1024 * 1024, 64 * 1024 * 1024);
-  const req = (q: string): HttpRequest => ({ method: 'GET', path: `/${DATASET}`, rawQuery: q, apiKey: DEMO_KEY, accept: '', acceptEncoding: '', ifNoneMatch: '' });
+  const req = (q: string): HttpRequest => ({
+    method: 'GET',
+    path: `/${DATASET}`,
+    rawQuery: q,
+    apiKey: DEMO_KEY,
+    accept: '',
+    acceptEncoding: '',
+    ifNoneMatch: '',
+  });
   const bench = new Bench(quick ? { time: 300, warmupTime: 100 } : { time: 1500, warmupTime: 400 });
   const sizes = new Map<string, number>();
   let sink = 0;

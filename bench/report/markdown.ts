@@ -9,7 +9,8 @@ const f = (n: number | undefined | null, digits = 0): string =>
   n === undefined || n === null || !Number.isFinite(n) ? 'n/a' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? 'n/a' : n < 10 ? n.toFixed(2) : n.toFixed(1));
 const mib = (b: number | undefined | null): string => (b === undefined || b === null || !Number.isFinite(b) ? 'n/a' : `${f(b / MiB, 0)} MiB`);
-const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${a / b >= 100 ? f(a / b, 0) : (a / b).toFixed(2)}x` : 'n/a');
+const ratio = (a: number, b: number): string =>
+  Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${a / b >= 100 ? f(a / b, 0) : (a / b).toFixed(2)}x` : 'n/a';
 
 function outcome<T>(o: Outcome<T> | undefined, ok: (v: T) => string, cols: number): string {
   if (o === undefined) return `| ${Array(cols).fill('not run').join(' | ')} |`;
@@ -31,10 +32,16 @@ export function renderMarkdown(res: BenchResults): string {
 
   L.push('## Commands', '', '```', res.command, '```', '');
   L.push('Servers and load generator, as the runner starts them (PORT is a free port; `taskset` only where available):', '', '```');
-  L.push('taskset -c 0 node dist/src/cli/main.js serve --source bench/.data/main --keys bench/.data/main/keys.json --host 127.0.0.1 --port PORT --no-access-log --log-level warn --refresh-interval 0 [--workers N]');
+  L.push(
+    'taskset -c 0 node dist/src/cli/main.js serve --source bench/.data/main --keys bench/.data/main/keys.json --host 127.0.0.1 --port PORT --no-access-log --log-level warn --refresh-interval 0 [--workers N]',
+  );
   L.push('taskset -c 0 node dist/bench/servers/node-http-server.js --source bench/.data/main --keys bench/.data/main/keys.json --port PORT');
-  L.push(`taskset -c 1 wrk -t 1 -c ${res.connections} -d ${res.durationSec}s --timeout 30s -s bench/wrk/paths.lua http://127.0.0.1:PORT -- <paths file> <api key> list`);
-  L.push(`taskset -c 1 wrk -t ${res.connections} -c ${res.connections} -d ${res.durationSec}s --timeout 30s -s bench/wrk/paths.lua http://127.0.0.1:PORT -- <paths file> <api key> walk   # page-walk`);
+  L.push(
+    `taskset -c 1 wrk -t 1 -c ${res.connections} -d ${res.durationSec}s --timeout 30s -s bench/wrk/paths.lua http://127.0.0.1:PORT -- <paths file> <api key> list`,
+  );
+  L.push(
+    `taskset -c 1 wrk -t ${res.connections} -c ${res.connections} -d ${res.durationSec}s --timeout 30s -s bench/wrk/paths.lua http://127.0.0.1:PORT -- <paths file> <api key> walk   # page-walk`,
+  );
   L.push('```', '');
 
   L.push('## Data', '', '| data set | rows | Arrow files | datasets |', '|---|---:|---:|---|');
@@ -46,18 +53,35 @@ export function renderMarkdown(res: BenchResults): string {
   L.push(`## Throughput and latency (${res.connections} connections, ${res.durationSec} s per run after ${res.warmupSec} s warm-up)`, '');
   for (const w of res.workloads) {
     const best = bestPitcache(res, w.name);
-    L.push(`### ${w.name}`, '', `| alternative | req/s | p50 ms | p99 ms | rows/s | MiB/s | errors | best pitcache (${best?.name ?? 'n/a'}) ÷ this |`, '|---|---:|---:|---:|---:|---:|---:|---:|');
+    L.push(
+      `### ${w.name}`,
+      '',
+      `| alternative | req/s | p50 ms | p99 ms | rows/s | MiB/s | errors | best pitcache (${best?.name ?? 'n/a'}) ÷ this |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const a of res.alternatives) {
       if (a.skipped !== undefined) continue;
       const o = a.runs[w.name];
-      L.push(`| ${a.name} ` + outcome(o, (r) => `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))} |`, 7));
+      L.push(
+        `| ${a.name} ` +
+          outcome(
+            o,
+            (r) =>
+              `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))} |`,
+            7,
+          ),
+      );
     }
     L.push('');
   }
   const skipped = res.alternatives.filter((a) => a.skipped !== undefined);
   if (skipped.length > 0) L.push('Not run: ' + skipped.map((a) => `${a.name} (${a.skipped})`).join('; '), '');
   if (res.ceiling !== undefined) {
-    L.push('Load-generator ceiling (wrk with the same script against `GET /healthz` of pitcache, 1 worker): ' + (res.ceiling.ok ? `${f(reqPerSec(res.ceiling))} req/s, p99 ${ms(res.ceiling.p99Ms)} ms.` : `failed: ${res.ceiling.error}`), '');
+    L.push(
+      'Load-generator ceiling (wrk with the same script against `GET /healthz` of pitcache, 1 worker): ' +
+        (res.ceiling.ok ? `${f(reqPerSec(res.ceiling))} req/s, p99 ${ms(res.ceiling.p99Ms)} ms.` : `failed: ${res.ceiling.error}`),
+      '',
+    );
   }
 
   L.push('## Cross-check of answers', '', 'Total rows (`metadata.total_count` or the SQL count) of sampled queries, per alternative.', '');
@@ -66,33 +90,59 @@ export function renderMarkdown(res: BenchResults): string {
   for (const c of res.crossChecks) {
     const vals = names.map((n) => c.totals[n]);
     const nums = vals.filter((v) => typeof v === 'number');
-    L.push(`| \`${c.path.slice(0, 90)}\` | ${vals.map((v) => (v === undefined ? '' : String(v).slice(0, 40))).join(' | ')} | ${new Set(nums).size <= 1 ? 'yes' : '**NO**'} |`);
+    L.push(
+      `| \`${c.path.slice(0, 90)}\` | ${vals.map((v) => (v === undefined ? '' : String(v).slice(0, 40))).join(' | ')} | ${new Set(nums).size <= 1 ? 'yes' : '**NO**'} |`,
+    );
   }
   L.push('');
 
   L.push('## Load time and memory', '', `Arrow files of the main data set: ${mib(res.data[0]?.arrowBytes)}, ${f(res.data[0]?.rows)} rows.`, '');
   const base = res.emptyServer?.rss;
   if (base !== undefined) L.push(`A pitcache server with no data has an RSS of ${mib(base)}; the last column subtracts it (from every alternative alike).`, '');
-  L.push('| alternative | load s | rows/s | RSS after load | peak RSS (VmHWM) | RSS ÷ Arrow | RSS after runs | (RSS − empty pitcache) ÷ Arrow |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+  L.push(
+    '| alternative | load s | rows/s | RSS after load | peak RSS (VmHWM) | RSS ÷ Arrow | RSS after runs | (RSS − empty pitcache) ÷ Arrow |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
   const arrow = res.data[0]?.arrowBytes ?? NaN;
   const rows = res.data[0]?.rows ?? NaN;
   for (const a of res.alternatives) {
     if (a.setup === undefined) continue;
     const s = a.setup;
     const above = s.rssBytes === undefined || base === undefined ? 'n/a' : ratio(s.rssBytes - base, arrow);
-    L.push(`| ${a.name} | ${s.loadSeconds.toFixed(2)} | ${f(rows / s.loadSeconds)} | ${mib(s.rssBytes)} | ${mib(s.peakRssBytes)} | ${s.rssBytes === undefined ? 'n/a' : ratio(s.rssBytes, arrow)} | ${mib(a.memoryAfterRuns?.rss)} | ${above} |`);
+    L.push(
+      `| ${a.name} | ${s.loadSeconds.toFixed(2)} | ${f(rows / s.loadSeconds)} | ${mib(s.rssBytes)} | ${mib(s.peakRssBytes)} | ${s.rssBytes === undefined ? 'n/a' : ratio(s.rssBytes, arrow)} | ${mib(a.memoryAfterRuns?.rss)} | ${above} |`,
+    );
   }
   const loads = res.alternatives.find((a) => isPitcache(a) && a.loads !== undefined)?.loads;
   if (loads !== undefined && loads.length > 0) {
-    L.push('', 'Per dataset, as pitcache reports it (`GET /admin/status`, `load_ms` = read + verify + decode + index):', '', '| dataset | rows | load ms | rows/s | table bytes |', '|---|---:|---:|---:|---:|');
+    L.push(
+      '',
+      'Per dataset, as pitcache reports it (`GET /admin/status`, `load_ms` = read + verify + decode + index):',
+      '',
+      '| dataset | rows | load ms | rows/s | table bytes |',
+      '|---|---:|---:|---:|---:|',
+    );
     for (const d of loads) L.push(`| ${d.dataset} | ${f(d.rows)} | ${f(d.loadMs)} | ${f(d.rows / (d.loadMs / 1000))} | ${mib(d.bytes)} |`);
   }
   L.push('', 'Load time is wall time from spawning the process until `GET /readyz` answers 200 (node start-up included).', '');
 
-  L.push('## Latency at scale (walk-forward-series, pitcache 1 worker)', '', '| point | rows | Arrow | load s | RSS | peak RSS | req/s | p50 ms | p99 ms | p99 ÷ smallest |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  L.push(
+    '## Latency at scale (walk-forward-series, pitcache 1 worker)',
+    '',
+    '| point | rows | Arrow | load s | RSS | peak RSS | req/s | p50 ms | p99 ms | p99 ÷ smallest |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
   const firstP99 = res.scale.find((p) => p.result.ok)?.result;
   for (const p of res.scale) {
-    L.push(`| ${p.name} | ${f(p.rows)} | ${mib(p.arrowBytes)} ` + outcome(p.result, (r) => `| ${r.loadSeconds.toFixed(2)} | ${mib(r.memory?.rss)} | ${mib(r.memory?.hwm)} | ${f(reqPerSec(r.run))} | ${ms(r.run.p50Ms)} | ${ms(r.run.p99Ms)} | ${firstP99?.ok ? ratio(r.run.p99Ms, firstP99.run.p99Ms) : 'n/a'} |`, 7));
+    L.push(
+      `| ${p.name} | ${f(p.rows)} | ${mib(p.arrowBytes)} ` +
+        outcome(
+          p.result,
+          (r) =>
+            `| ${r.loadSeconds.toFixed(2)} | ${mib(r.memory?.rss)} | ${mib(r.memory?.hwm)} | ${f(reqPerSec(r.run))} | ${ms(r.run.p50Ms)} | ${ms(r.run.p99Ms)} | ${firstP99?.ok ? ratio(r.run.p99Ms, firstP99.run.p99Ms) : 'n/a'} |`,
+          7,
+        ),
+    );
   }
   L.push('');
 
@@ -110,16 +160,27 @@ function renderS3(res: BenchResults, L: string[]): void {
     L.push('Not run.', '');
     return;
   }
-  L.push(`Data set ${s.dataSet}: ${f(s.rows)} rows, ${mib(s.arrowBytes)} of Arrow, served by s3rver (node_modules) on 127.0.0.1; pitcache with \`--source s3://bench/${s.dataSet} --s3-endpoint http://127.0.0.1:PORT --s3-force-path-style\`.`, '');
+  L.push(
+    `Data set ${s.dataSet}: ${f(s.rows)} rows, ${mib(s.arrowBytes)} of Arrow, served by s3rver (node_modules) on 127.0.0.1; pitcache with \`--source s3://bench/${s.dataSet} --s3-endpoint http://127.0.0.1:PORT --s3-force-path-style\`.`,
+    '',
+  );
   L.push('| measure | value |', '|---|---|');
   if (s.load.ok) {
-    L.push(`| upload to s3rver | ${s.load.uploadSeconds.toFixed(1)} s |`, `| spawn to /readyz 200 | ${s.load.readySeconds.toFixed(2)} s (${f(s.rows / s.load.readySeconds)} rows/s) |`);
-    L.push(`| RSS when ready | ${mib(s.load.memory?.rss)} |`, `| peak RSS (VmHWM) | ${mib(s.load.memory?.hwm)} (${s.load.memory ? ratio(s.load.memory.hwm, s.arrowBytes) : 'n/a'} of the Arrow bytes) |`);
+    L.push(
+      `| upload to s3rver | ${s.load.uploadSeconds.toFixed(1)} s |`,
+      `| spawn to /readyz 200 | ${s.load.readySeconds.toFixed(2)} s (${f(s.rows / s.load.readySeconds)} rows/s) |`,
+    );
+    L.push(
+      `| RSS when ready | ${mib(s.load.memory?.rss)} |`,
+      `| peak RSS (VmHWM) | ${mib(s.load.memory?.hwm)} (${s.load.memory ? ratio(s.load.memory.hwm, s.arrowBytes) : 'n/a'} of the Arrow bytes) |`,
+    );
   } else L.push(`| load | failed: ${s.load.error.split('\n')[0]} |`);
   const w = s.swap;
   if (w?.ok) {
     L.push(`| walk-forward p50 / p99, no swap | ${ms(w.baseline.p50Ms)} / ${ms(w.baseline.p99Ms)} ms (${f(reqPerSec(w.baseline))} req/s) |`);
-    L.push(`| walk-forward p50 / p99, refresh during the run | ${ms(w.during.p50Ms)} / ${ms(w.during.p99Ms)} ms (${f(reqPerSec(w.during))} req/s, max ${ms((w.during as RunResult & { maxMs?: number }).maxMs)} ms) |`);
+    L.push(
+      `| walk-forward p50 / p99, refresh during the run | ${ms(w.during.p50Ms)} / ${ms(w.during.p99Ms)} ms (${f(reqPerSec(w.during))} req/s, max ${ms((w.during as RunResult & { maxMs?: number }).maxMs)} ms) |`,
+    );
     L.push(`| p99 during ÷ p99 without | ${ratio(w.during.p99Ms, w.baseline.p99Ms)} |`);
     L.push(`| POST /admin/refresh | ${w.refreshStatus}, ${w.refreshSeconds.toFixed(2)} s, generation after: ${w.generationAfter ?? 'n/a'} |`);
     L.push(`| errors during the swap run | ${f(w.during.errors)} |`);

@@ -19,4 +19,3 @@ export function bestPitcache(res: BenchResults, w: WorkloadName): { name: string
   }
   return best;
 }
-

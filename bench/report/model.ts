@@ -45,7 +45,14 @@ export interface S3Results {
   readonly rows: number;
   readonly arrowBytes: number;
   load: Outcome<{ uploadSeconds: number; readySeconds: number; memory: MemoryReading | null }>;
-  swap?: Outcome<{ baseline: RunResult; during: RunResult; refreshSeconds: number; refreshStatus: number; generationAfter: number | null; memoryAfter: MemoryReading | null }>;
+  swap?: Outcome<{
+    baseline: RunResult;
+    during: RunResult;
+    refreshSeconds: number;
+    refreshStatus: number;
+    generationAfter: number | null;
+    memoryAfter: MemoryReading | null;
+  }>;
 }
 
 export interface BenchResults {

@@ -56,7 +56,10 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
   const p1 = loaded[0];
   // Loading builds datasets on one thread per CPU, so the load target is read off the server
   // that may use every CPU (the most workers: the runner pins 1-worker servers to CPU 0).
-  const wide = loaded.reduce<(typeof loaded)[number] | undefined>((best, a) => (best === undefined || workersOf(a.name) > workersOf(best.name) ? a : best), undefined);
+  const wide = loaded.reduce<(typeof loaded)[number] | undefined>(
+    (best, a) => (best === undefined || workersOf(a.name) > workersOf(best.name) ? a : best),
+    undefined,
+  );
   const data = res.data[0];
   if (p1?.setup !== undefined && wide?.setup !== undefined && data !== undefined) {
     const rps = data.rows / wide.setup.loadSeconds;
@@ -88,7 +91,10 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
   md.push('');
   for (const c of checks.filter((x) => x.met === false)) {
     md.push(`### Why: ${c.target} (from a profile)`, '');
-    md.push('_To be filled from a CPU profile: `npm run bench -- --cpu-prof` writes `.cpuprofile` files of the pitcache server (one per run) to `bench/.profiles/`; open them in Chrome DevTools or speedscope and name the functions that take the time._', '');
+    md.push(
+      '_To be filled from a CPU profile: `npm run bench -- --cpu-prof` writes `.cpuprofile` files of the pitcache server (one per run) to `bench/.profiles/`; open them in Chrome DevTools or speedscope and name the functions that take the time._',
+      '',
+    );
   }
   return { checks, markdown: md };
 }

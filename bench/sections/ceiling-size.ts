@@ -17,7 +17,10 @@ export async function meanAnswerBytes(baseUrl: string, paths: readonly string[],
 }
 
 /** The two figures every pitcache workload row shows against its ceiling. */
-export function shareOfCeiling(pitcache: { requests: number; seconds: number; p99Ms: number }, ceiling: { requests: number; seconds: number; p99Ms: number }): { reqShare: number; p99Ratio: number } {
+export function shareOfCeiling(
+  pitcache: { requests: number; seconds: number; p99Ms: number },
+  ceiling: { requests: number; seconds: number; p99Ms: number },
+): { reqShare: number; p99Ratio: number } {
   return {
     reqShare: pitcache.requests / pitcache.seconds / (ceiling.requests / ceiling.seconds),
     p99Ratio: pitcache.p99Ms / ceiling.p99Ms,

@@ -37,7 +37,12 @@ export async function runS3(
 ): Promise<void> {
   const data = await ensureData(dataRoot, SET, ctx.quick, ctx.log);
   const prefix = data.name + (ctx.quick ? '-quick' : '');
-  const out: NonNullable<BenchResults['s3']> = { dataSet: prefix, rows: data.totalRows, arrowBytes: data.totalArrowBytes, load: { ok: false, error: 'not run' } };
+  const out: NonNullable<BenchResults['s3']> = {
+    dataSet: prefix,
+    rows: data.totalRows,
+    arrowBytes: data.totalArrowBytes,
+    load: { ok: false, error: 'not run' },
+  };
   res.s3 = out;
   let s3: LocalS3 | null = null;
   let alt: HttpServerAlternative | null = null;

@@ -31,7 +31,9 @@ export async function runScale(
       const memory = alt.memory();
       const run = await alt.run('walk-forward-series', queries, { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
       point.result = { ok: true, loadSeconds: setup.loadSeconds, memory, run };
-      ctx.log(`scale ${name}: load ${setup.loadSeconds.toFixed(2)} s, ${(run.requests / run.seconds).toFixed(0)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms`);
+      ctx.log(
+        `scale ${name}: load ${setup.loadSeconds.toFixed(2)} s, ${(run.requests / run.seconds).toFixed(0)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms`,
+      );
     } catch (e) {
       point.result = { ok: false, error: errorText(e) };
       ctx.log(`scale ${name}: failed: ${errorText(e).split('\n')[0]}`);

@@ -18,7 +18,9 @@ export async function checkSqlParity(alt: Alternative & PageFetcher, log: (m: st
   log(`${alt.name}: parity check against the reference model (${SEEDS.length} seeded snapshots)`);
   const r = await runParityCheck(alt, SEEDS);
   if (r.failures.length > 0 || r.queries <= 300 || r.rows <= 1000) {
-    throw new Error(`${alt.name} does not answer the contract's rows (${r.queries} queries, ${r.rows} rows, ${r.failures.length} failures):\n  ${r.failures.slice(0, 5).join('\n  ')}`);
+    throw new Error(
+      `${alt.name} does not answer the contract's rows (${r.queries} queries, ${r.rows} rows, ${r.failures.length} failures):\n  ${r.failures.slice(0, 5).join('\n  ')}`,
+    );
   }
   return `${alt.name}: answers the contract's rows (${r.datasets} seeded snapshots, ${r.queries} queries, ${r.pages} pages, ${r.rows} rows).`;
 }

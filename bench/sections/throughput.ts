@@ -58,7 +58,9 @@ export async function runThroughput(
         try {
           const r = await alt.run(w, workloads[w], { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
           out.runs[w] = { ok: true, ...r };
-          ctx.log(`${alt.name} ${w}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors`);
+          ctx.log(
+            `${alt.name} ${w}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors`,
+          );
         } catch (e) {
           out.runs[w] = { ok: false, error: errorText(e) };
           ctx.log(`${alt.name} ${w}: failed: ${errorText(e).split('\n')[0]}`);

@@ -101,7 +101,11 @@ function serve(handler: Handler, req: IncomingMessage, res: ServerResponse): voi
     fail(res);
     return;
   }
-  if (out instanceof Promise) out.then((r) => write(res, r, request.method === 'HEAD'), () => fail(res));
+  if (out instanceof Promise)
+    out.then(
+      (r) => write(res, r, request.method === 'HEAD'),
+      () => fail(res),
+    );
   else write(res, out, request.method === 'HEAD');
 }
 

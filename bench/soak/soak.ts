@@ -130,7 +130,10 @@ async function main(): Promise<void> {
         series: [
           { name: 'RSS', points: samples.map((s) => [s.publish, s.rssBytes / 2 ** 20]) },
           { name: 'retained generations', points: samples.filter((s) => s.retainedBytes !== null).map((s) => [s.publish, s.retainedBytes! / 2 ** 20]) },
-          { name: 'bound: start RSS + budget + 10%', points: samples.filter((s) => s.budgetBytes !== null).map((s) => [s.publish, bound(samples[0]!, s) / 2 ** 20]) },
+          {
+            name: 'bound: start RSS + budget + 10%',
+            points: samples.filter((s) => s.budgetBytes !== null).map((s) => [s.publish, bound(samples[0]!, s) / 2 ** 20]),
+          },
         ],
       }),
     );
@@ -254,7 +257,9 @@ function markdown(r: { publishes: number; requests: number; failed: number; p99_
   return [
     `| | RSS MB | heap MB | retained MB | budget MB |`,
     `|---|---:|---:|---:|---:|`,
-    ...[first, at(50), last].filter((x): x is Sample => x !== undefined).map((x) => `| after ${x.publish} publishes | ${mb(x.rssBytes)} | ${mb(x.heapUsedBytes)} | ${mb(x.retainedBytes)} | ${mb(x.budgetBytes)} |`),
+    ...[first, at(50), last]
+      .filter((x): x is Sample => x !== undefined)
+      .map((x) => `| after ${x.publish} publishes | ${mb(x.rssBytes)} | ${mb(x.heapUsedBytes)} | ${mb(x.retainedBytes)} | ${mb(x.budgetBytes)} |`),
     '',
     `- ${r.requests} requests, ${r.failed} failed; --retain-memory ${r.retain_memory}.`,
     `- RSS after ${last.publish} publishes within start RSS x 1.1 + budget (${mb(bound(first, last))} MB): ${withinBound}.`,

@@ -41,7 +41,9 @@ export function svgLines(p: Plot): string {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
     if (pts.length === 0) return;
     const color = COLORS[i % COLORS.length]!;
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`);
+    parts.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`,
+    );
     parts.push(`<rect x="${M.left + 10}" y="${M.top + 6 + i * 18}" width="12" height="3" fill="${color}"/>`);
     parts.push(`<text x="${M.left + 28}" y="${M.top + 11 + i * 18}">${esc(s.name)}</text>`);
   });

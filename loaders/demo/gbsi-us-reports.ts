@@ -60,7 +60,15 @@ export const gbsiUsStorageSurprise: DemoDatasetDef = {
         return { storage, change, consensus, fiveYear: Math.round(s * (normalStorage(day) + 40)) };
       });
       const sum = (f: (x: (typeof regional)[number]) => number): number => regional.reduce((a, x) => a + f(x), 0);
-      out[0]!.push(storageRow(sum((x) => x.storage), sum((x) => x.change), sum((x) => x.consensus), sum((x) => x.fiveYear), L48_SD));
+      out[0]!.push(
+        storageRow(
+          sum((x) => x.storage),
+          sum((x) => x.change),
+          sum((x) => x.consensus),
+          sum((x) => x.fiveYear),
+          L48_SD,
+        ),
+      );
       regional.forEach((x, r) => out[r + 1]!.push(storageRow(x.storage, x.change, x.consensus, x.fiveYear, SURPRISE_SD[r]!)));
     }
     return out;

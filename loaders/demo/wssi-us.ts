@@ -78,7 +78,12 @@ function region(days: readonly number[], rng: Rng, r: number, common: readonly n
   const burns: number[] = [];
   return days.map((day, i): ValueRow => {
     const temp = common[i]! + (r === 0 ? 0.2 : 0.9) * local.step(rng);
-    const row = shockRow(day, temp, r, burns.slice(-6).reduce((a, b) => a + b, 0));
+    const row = shockRow(
+      day,
+      temp,
+      r,
+      burns.slice(-6).reduce((a, b) => a + b, 0),
+    );
     burns.push(num(row, 4));
     return row;
   });

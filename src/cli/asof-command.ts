@@ -24,7 +24,15 @@ export async function asofCommand(argv: string[], env: NodeJS.ProcessEnv, io: Co
   let source: SnapshotSource | null = null;
   try {
     source = openSource(config.source, config.s3);
-    await writeAsOfAnswer({ source, productId: config.productId, dataset: config.dataset, rawQuery: config.rawQuery, format: config.format, out: io.stdout, clock });
+    await writeAsOfAnswer({
+      source,
+      productId: config.productId,
+      dataset: config.dataset,
+      rawQuery: config.rawQuery,
+      format: config.format,
+      out: io.stdout,
+      clock,
+    });
     return 0;
   } catch (e) {
     await io.stderr.write(`pitcache asof: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}\n`);

@@ -73,7 +73,9 @@ function warnings(r: PublishResult): string[] {
   if (r.status !== 'published') return [];
   const out: string[] = [];
   if (r.shadowed > 0) {
-    out.push(`${r.shadowed} added versions are older by (str_observed_at, str_ingested_at) than their key's current version: a current query still answers the stored value`);
+    out.push(
+      `${r.shadowed} added versions are older by (str_observed_at, str_ingested_at) than their key's current version: a current query still answers the stored value`,
+    );
   }
   if (!r.enforced) out.push('the store did not enforce the conditional manifest write; the manifest was checked after writing and is ours');
   return out;

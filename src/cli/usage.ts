@@ -30,14 +30,14 @@ export const COMMANDS: readonly CommandHelp[] = [
     name: 'publish',
     summary: 'Publish recomputed rows of a dataset as its next snapshot generation.',
     about:
-      'Compares each input row with its key\'s current stored version and appends it only when a value differs (spec section 3); a publish that changes nothing writes nothing. The object is written first, then the manifest with a conditional write, so two publishers never silently overwrite each other. Prints one summary line.',
+      "Compares each input row with its key's current stored version and appends it only when a value differs (spec section 3); a publish that changes nothing writes nothing. The object is written first, then the manifest with a conditional write, so two publishers never silently overwrite each other. Prints one summary line.",
     options: PUBLISH_OPTIONS,
   },
   {
     name: 'asof',
     summary: 'Rebuild an API answer from the stored files (the file channel).',
     about:
-      'Answers the query the flags describe from the snapshot files of --source with the server\'s own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API\'s data arrays over its whole cursor chain.',
+      "Answers the query the flags describe from the snapshot files of --source with the server's own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API's data arrays over its whole cursor chain.",
     options: ASOF_OPTIONS,
   },
 ];
@@ -102,9 +102,7 @@ export function optionsMarkdownTable(rows: readonly OptionRow[]): string {
   return [
     '| flag | environment variable | default | description |',
     '|---|---|---|---|',
-    ...rows.map(
-      (r) => `| ${code(r.flag)} | ${code(r.env)} | ${r.default === undefined ? '' : code(r.default)} | ${cell(r.description)} |`,
-    ),
+    ...rows.map((r) => `| ${code(r.flag)} | ${code(r.env)} | ${r.default === undefined ? '' : code(r.default)} | ${cell(r.description)} |`),
     '',
   ].join('\n');
 }

@@ -46,16 +46,21 @@ const asofOptions = z.object({
   ...datasetOptions,
   asOf: z
     .string()
-    .refine((t) => parseDate(t) !== null || parseRfc3339(t) !== null, 'must be a date YYYY-MM-DD (the end of that UTC day) or an RFC 3339 timestamp with Z or an offset')
+    .refine(
+      (t) => parseDate(t) !== null || parseRfc3339(t) !== null,
+      'must be a date YYYY-MM-DD (the end of that UTC day) or an RFC 3339 timestamp with Z or an offset',
+    )
     .optional()
-    .describe('Rebuild what was knowable and held at this instant (the API\'s as_of): YYYY-MM-DD means the end of that UTC day. Unset: every stored version.'),
-  dateFrom: dateText('Lower bound of date, inclusive (the API\'s date_from); when given, --latest is ignored.'),
-  dateTo: dateText('Upper bound of date, inclusive (the API\'s date_to).'),
-  latest: booleanOption().optional().describe('The API\'s latest: true (its default) gives each series\' most recent row, false every row.'),
+    .describe("Rebuild what was knowable and held at this instant (the API's as_of): YYYY-MM-DD means the end of that UTC day. Unset: every stored version."),
+  dateFrom: dateText("Lower bound of date, inclusive (the API's date_from); when given, --latest is ignored."),
+  dateTo: dateText("Upper bound of date, inclusive (the API's date_to)."),
+  latest: booleanOption().optional().describe("The API's latest: true (its default) gives each series' most recent row, false every row."),
   ...filterOptions,
   format: enumOption(['json', 'csv', 'arrow'] as const)
     .default('json')
-    .describe('json: one JSON array of every row, as the API renders them. csv: a header of the column names, then one line per row. arrow: one Arrow IPC stream of every row, typed as stored.'),
+    .describe(
+      'json: one JSON array of every row, as the API renders them. csv: a header of the column names, then one line per row. arrow: one Arrow IPC stream of every row, typed as stored.',
+    ),
 });
 
 type AsofOptions = z.infer<typeof asofOptions>;
@@ -109,16 +114,14 @@ export const asofConfigSchema = asofOptions
       ctx.addIssue({ code: 'custom', path: key === undefined ? [] : [key], message: e.message });
     }
   })
-  .transform(
-    (o): AsofConfig => ({
-      source: o.source,
-      productId: o.product,
-      dataset: o.dataset,
-      rawQuery: rawQueryOf(o),
-      format: o.format,
-      s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle },
-    }),
-  );
+  .transform((o): AsofConfig => ({
+    source: o.source,
+    productId: o.product,
+    dataset: o.dataset,
+    rawQuery: rawQueryOf(o),
+    format: o.format,
+    s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle },
+  }));
 
 export const ASOF_OPTIONS: readonly OptionSpec[] = optionSpecs(asofOptions);
 

@@ -11,8 +11,7 @@ import { flagSpecs } from './option-table.js';
  * value came from there.
  */
 export type ParseOptionsResult<T> =
-  | { readonly ok: true; readonly config: T; readonly positionals: readonly string[] }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly config: T; readonly positionals: readonly string[] } | { readonly ok: false; readonly message: string };
 
 type Origin = { readonly from: 'flag' | 'env'; readonly raw: string } | { readonly from: 'default' };
 
@@ -26,11 +25,7 @@ export interface CommandOptions<T> {
 
 const MAX_SHOWN_VALUE = 80;
 
-export function parseOptions<T>(
-  command: CommandOptions<T>,
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): ParseOptionsResult<T> {
+export function parseOptions<T>(command: CommandOptions<T>, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParseOptionsResult<T> {
   const parsed = parseArgv(argv, flagSpecs(command.specs));
   const problem = parsed.problems[0];
   if (problem !== undefined) {

@@ -38,7 +38,9 @@ const publishOptions = z.object({
   ),
   rebuild: booleanOption()
     .default(false)
-    .describe('A full rebuild (PIT-3): rewrite str_ingested_at of the current version of every input key whose values are unchanged to the publish time, in place.'),
+    .describe(
+      'A full rebuild (PIT-3): rewrite str_ingested_at of the current version of every input key whose values are unchanged to the publish time, in place.',
+    ),
   replace: booleanOption()
     .default(false)
     .describe(
@@ -48,7 +50,7 @@ const publishOptions = z.object({
     .string()
     .regex(COLUMN_LIST_RE, 'must be column names separated by commas')
     .optional()
-    .describe('Series-key columns of a first publish (e.g. country or geography,region_type). Default: the input Arrow file\'s, else none.'),
+    .describe("Series-key columns of a first publish (e.g. country or geography,region_type). Default: the input Arrow file's, else none."),
   s3EmulateConditions: booleanOption()
     .default(false)
     .describe(
@@ -79,18 +81,20 @@ export const publishConfigSchema = publishOptions
       ctx.addIssue({ code: 'custom', path: ['seriesKey'], message: 'names a column twice' });
     }
   })
-  .transform(
-    (o): PublishConfig => ({
-      source: o.source,
-      productId: o.product,
-      dataset: o.dataset,
-      input: { path: o.input, format: INPUT_FORMATS.find(([re]) => re.test(o.input))![1] },
-      rebuild: o.rebuild,
-      replace: o.replace,
-      seriesKey: o.seriesKey === undefined ? null : o.seriesKey.split(','),
-      s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle, conditionalWrites: o.s3EmulateConditions ? 'unsupported' : 'enforced' },
-    }),
-  );
+  .transform((o): PublishConfig => ({
+    source: o.source,
+    productId: o.product,
+    dataset: o.dataset,
+    input: { path: o.input, format: INPUT_FORMATS.find(([re]) => re.test(o.input))![1] },
+    rebuild: o.rebuild,
+    replace: o.replace,
+    seriesKey: o.seriesKey === undefined ? null : o.seriesKey.split(','),
+    s3: {
+      ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }),
+      forcePathStyle: o.s3ForcePathStyle,
+      conditionalWrites: o.s3EmulateConditions ? 'unsupported' : 'enforced',
+    },
+  }));
 
 export const PUBLISH_OPTIONS: readonly OptionSpec[] = optionSpecs(publishOptions);
 

@@ -17,22 +17,20 @@ const serveOptions = z.object({
     .describe(
       'Where the snapshots are: s3://bucket/prefix, file:///abs/dir or a path. Each dataset lives at <source>/<product_id>/<dataset>/. Required unless --demo.',
     ),
-  keys: locationOption()
-    .optional()
-    .describe('The keys file (JSON): a path, file:///abs/file or s3://bucket/key. Required unless --demo.'),
+  keys: locationOption().optional().describe('The keys file (JSON): a path, file:///abs/file or s3://bucket/key. Required unless --demo.'),
   host: wordOption().default('127.0.0.1').describe('Address to listen on; 0.0.0.0 listens on every interface.'),
   port: integerOption(0, 65535).default(8080).describe('TCP port to listen on; 0 picks a free port.'),
   demo: booleanOption()
     .default(false)
-    .describe(
-      'Serve the built-in demo data set with the demo keys, generated into --demo-dir. Replaces --source and --keys.',
-    ),
+    .describe('Serve the built-in demo data set with the demo keys, generated into --demo-dir. Replaces --source and --keys.'),
   demoDir: pathOption().default('.demo-data').describe('Folder the demo data set and keys are generated into (relative to the working directory).'),
   accessLog: booleanOption().default(true).describe('Write one JSON line per request (batched) to stderr.'),
   logLevel: enumOption(LOG_LEVELS).default('info').describe('Least severe level of the server log written to stderr.'),
   s3Endpoint: endpointOption()
     .optional()
-    .describe('Endpoint URL of an S3-compatible store (MinIO, a local emulator), e.g. http://127.0.0.1:9000; unset for AWS S3. Credentials and region come from the standard AWS chain (env, profile, instance role); the region defaults to us-east-1.'),
+    .describe(
+      'Endpoint URL of an S3-compatible store (MinIO, a local emulator), e.g. http://127.0.0.1:9000; unset for AWS S3. Credentials and region come from the standard AWS chain (env, profile, instance role); the region defaults to us-east-1.',
+    ),
   s3ForcePathStyle: booleanOption()
     .default(false)
     .describe('Address the bucket in the path (http://host/bucket/key) instead of the host name, as most S3-compatible stores need.'),
@@ -41,19 +39,23 @@ const serveOptions = z.object({
     .describe('Seconds between checks of every manifest for a new generation (a conditional read: no transfer when unchanged); 0 turns polling off.'),
   startupTimeout: integerOption(0, 86_400)
     .default(60)
-    .describe('Seconds start-up keeps retrying a source it cannot reach before it declares itself ready anyway (those datasets answer 503 and keep being retried in the background); 0 tries once.'),
+    .describe(
+      'Seconds start-up keeps retrying a source it cannot reach before it declares itself ready anyway (those datasets answer 503 and keep being retried in the background); 0 tries once.',
+    ),
   cacheDir: pathOption()
     .optional()
     .describe('Folder for verified copies of the last good snapshots: start-up serves them when the source is unreachable. Unset: no copies are kept.'),
-  workers: integerOption(1, 1024)
-    .optional()
-    .describe('Threads that answer requests, sharing one copy of the data; default: the number of CPU cores.'),
+  workers: integerOption(1, 1024).optional().describe('Threads that answer requests, sharing one copy of the data; default: the number of CPU cores.'),
   responseCacheMb: integerOption(0, 1_048_576)
     .default(64)
-    .describe('MiB of rendered response bodies kept for repeated queries (split across the serving threads), keyed by dataset, generation and normalised query; 0 turns the cache off.'),
+    .describe(
+      'MiB of rendered response bodies kept for repeated queries (split across the serving threads), keyed by dataset, generation and normalised query; 0 turns the cache off.',
+    ),
   rowCacheMb: integerOption(0, 1_048_576)
     .default(64)
-    .describe('MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.'),
+    .describe(
+      'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.',
+    ),
 });
 
 /**
@@ -78,9 +80,7 @@ function endpointOption(): z.ZodEffects<z.ZodString, string, string> {
 }
 
 /** What is served: the demo, or a source with its keys file (both as the operator wrote them). */
-export type ServeData =
-  | { readonly mode: 'demo'; readonly dir: string }
-  | { readonly mode: 'source'; readonly source: string; readonly keys: string };
+export type ServeData = { readonly mode: 'demo'; readonly dir: string } | { readonly mode: 'source'; readonly source: string; readonly keys: string };
 
 export interface ServeConfig {
   readonly host: string;
@@ -145,10 +145,7 @@ export function serveOptionRows(): OptionRow[] {
  * environment; flags win over variables. `--help` is not an option here: check
  * `wantsHelp` (cli/usage.ts) first.
  */
-export function parseServeConfig(
-  argv: string[],
-  env: Record<string, string | undefined>,
-): { ok: true; config: ServeConfig } | { ok: false; message: string } {
+export function parseServeConfig(argv: string[], env: Record<string, string | undefined>): { ok: true; config: ServeConfig } | { ok: false; message: string } {
   const result = parseOptions(serveCommand, argv, env);
   if (!result.ok) return result;
   const extra = result.positionals[0];

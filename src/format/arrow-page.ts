@@ -159,7 +159,7 @@ function gather(oc: OutputColumn, rows: Int32Array, n: number): Data {
         const end = offsets[i + 1]!;
         if (end === p) continue;
         // A byte loop, not set(subarray): no view object per cell (strings here are short).
-        for (let q = bytes.offsets[c.codes[at(oc, rows, i)]!]!; p < end; ) data[p++] = src[q++]!;
+        for (let q = bytes.offsets[c.codes[at(oc, rows, i)]!]!; p < end;) data[p++] = src[q++]!;
       }
       return makeData({ type: new Utf8(), valueOffsets: offsets, data, ...base });
     }

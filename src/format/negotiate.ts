@@ -77,7 +77,10 @@ export function negotiateFormat(formatParam: string | undefined, accept: string)
     if (best === null || m.q > best.q || (m.q === best.q && m.order < best.order)) best = { format, q: m.q, order: m.order };
   }
   if (best === null) {
-    throw new ApiError('not_acceptable', `none of the answer's media types is acceptable: ${MEDIA.map(([, t, s]) => `${t}/${s}`).join(', ')} (or use format=json|csv|arrow)`);
+    throw new ApiError(
+      'not_acceptable',
+      `none of the answer's media types is acceptable: ${MEDIA.map(([, t, s]) => `${t}/${s}`).join(', ')} (or use format=json|csv|arrow)`,
+    );
   }
   return best.format;
 }

@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  HttpRequest as UwsRequest,
-  HttpResponse as UwsResponse,
-  TemplatedApp,
-} from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import { loadNativeUws } from './native-uws.js';
 import type { Handler, HttpRequest, HttpResponse } from './types.js';
 

@@ -23,7 +23,13 @@ function addSeriesKey(bytes: Uint8Array, seriesKey: readonly string[]): Uint8Arr
   const metadata = new Map(table.schema.metadata);
   metadata.set(SERIES_KEY_METADATA, JSON.stringify(seriesKey));
   const schema = new Schema(table.schema.fields, metadata, table.schema.dictionaries);
-  return tableToIPC(new Table(schema, table.batches.map((b) => new RecordBatch(schema, b.data))), 'stream');
+  return tableToIPC(
+    new Table(
+      schema,
+      table.batches.map((b) => new RecordBatch(schema, b.data)),
+    ),
+    'stream',
+  );
 }
 
 /**

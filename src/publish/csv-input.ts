@@ -18,7 +18,12 @@ const REQUIRED = new Set(['date', 'str_effective_at', 'str_observed_at', 'str_in
 
 export function csvTable(doc: CsvDocument, schema: DatasetSchema | null, seriesKey: readonly string[]): VersionTable {
   const index = new Map(doc.header.map((name, i) => [name, i]));
-  const target = schema ?? makeSchema(doc.header.map((name, i) => inferColumn(name, doc, i, seriesKey)), seriesKey);
+  const target =
+    schema ??
+    makeSchema(
+      doc.header.map((name, i) => inferColumn(name, doc, i, seriesKey)),
+      seriesKey,
+    );
   const missing = target.columns.filter((c) => !index.has(c.name)).map((c) => c.name);
   if (missing.length > 0) throw new CsvError(1, `the header lacks column(s) ${missing.join(', ')}`);
   const known = new Set(target.columns.map((c) => c.name));

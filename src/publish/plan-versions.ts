@@ -51,7 +51,8 @@ export function planVersions(current: VersionTable | null, input: VersionTable, 
     }
     seen.set(key, r);
   }
-  if (current === null) return { appended: Int32Array.from({ length: input.rows }, (_, i) => i), ingestedRewrites: new Map(), newKeys: input.rows, shadowed: 0 };
+  if (current === null)
+    return { appended: Int32Array.from({ length: input.rows }, (_, i) => i), ingestedRewrites: new Map(), newKeys: input.rows, shadowed: 0 };
 
   const obs = instantsOf(current, 'str_observed_at');
   const ing = instantsOf(current, 'str_ingested_at');

@@ -71,13 +71,17 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
   const current = stored?.table ?? null;
 
   if (current !== null && req.seriesKey !== null && !sameKey(req.seriesKey, current.schema.seriesKey)) {
-    throw new Error(`--series-key ${req.seriesKey.join(',')} differs from the dataset's series key ${current.schema.seriesKey.join(',')}: it only sets the key of a first publish`);
+    throw new Error(
+      `--series-key ${req.seriesKey.join(',')} differs from the dataset's series key ${current.schema.seriesKey.join(',')}: it only sets the key of a first publish`,
+    );
   }
   const input = readInput(req, current);
   const schema = current?.schema ?? input.schema;
   for (const f of product.filters) {
     if (!schema.seriesKey.includes(f.param)) {
-      throw new Error(`${req.productId} filters on "${f.param}", so the series key must include it (it is ${JSON.stringify(schema.seriesKey)}; see --series-key)`);
+      throw new Error(
+        `${req.productId} filters on "${f.param}", so the series key must include it (it is ${JSON.stringify(schema.seriesKey)}; see --series-key)`,
+      );
     }
   }
 
@@ -91,7 +95,13 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
     if (plan.appended.length === 0 && plan.ingestedRewrites.size === 0 && stored !== null) {
       return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
     }
-    segments = current === null ? [{ table: input, rows: plan.appended }] : [{ table: current, rows: null }, { table: input, rows: plan.appended }];
+    segments =
+      current === null
+        ? [{ table: input, rows: plan.appended }]
+        : [
+            { table: current, rows: null },
+            { table: input, rows: plan.appended },
+          ];
     rewrites = plan.ingestedRewrites;
     counts = { added: plan.appended.length, newKeys: plan.newKeys, rewritten: plan.ingestedRewrites.size, shadowed: plan.shadowed };
   }

@@ -61,7 +61,15 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   const router = new Router(apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) }));
 
   const logged = (req: HttpRequest, res: HttpResponse, keyId: string | null, startedMs: number): HttpResponse => {
-    deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs: clock.now() - startedMs });
+    deps.access?.({
+      recordId: res.requestId,
+      method: req.method,
+      path: req.path,
+      status: res.status,
+      keyId,
+      bytes: res.body.length,
+      durMs: clock.now() - startedMs,
+    });
     return res;
   };
 
@@ -103,7 +111,9 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
           headers = h;
         }
         if (!decision.allowed) {
-          throw new ApiError('rate_limited', `rate limit exceeded; retry after ${decision.retryAfterSeconds} s`, undefined, [['Retry-After', String(decision.retryAfterSeconds)]]);
+          throw new ApiError('rate_limited', `rate limit exceeded; retry after ${decision.retryAfterSeconds} s`, undefined, [
+            ['Retry-After', String(decision.retryAfterSeconds)],
+          ]);
         }
       }
       const i = match.find(req.method);

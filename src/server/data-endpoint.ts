@@ -116,7 +116,11 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const located = locateQuery(registry, slot, p.rest);
     const { query, gen } = located;
     const table = gen.table;
-    const projection = parseProjection(p.columns, table.columns.map((c) => c.name), table.seriesKey);
+    const projection = parseProjection(
+      p.columns,
+      table.columns.map((c) => c.name),
+      table.seriesKey,
+    );
     let encoding = negotiateEncoding(req.acceptEncoding);
     const normalised = normalisedText({ canonical: query.canonical, format, columns: projectionKey(projection), encoding, cursor: query.cursor });
     const etag = etagOf(slot.id, gen.number, normalised);

@@ -38,13 +38,17 @@ export async function buildGeneration(
   keepBytes = false,
   started = clock.now(),
 ): Promise<{ generation: Generation; bytes: Uint8Array | null }> {
-  const built = await builder.build(bytes, {
-    object: manifest.object,
-    sha256: manifest.sha256,
-    rows: manifest.rows,
-    filterColumns: slot.product.filters.map((f) => f.param),
-    floorUs: slot.floorUs,
-  }, keepBytes);
+  const built = await builder.build(
+    bytes,
+    {
+      object: manifest.object,
+      sha256: manifest.sha256,
+      rows: manifest.rows,
+      filterColumns: slot.product.filters.map((f) => f.param),
+      floorUs: slot.floorUs,
+    },
+    keepBytes,
+  );
   const loadedAtMs = clock.now();
   const table = built.table;
   return { generation: makeGeneration({ number: manifest.generation, manifest, table, loadedAtMs, loadMs: loadedAtMs - started }), bytes: built.bytes };

@@ -156,14 +156,17 @@ export class SnapshotLoader {
     if (this.timer !== null) this.o.timers.clearTimeout(this.timer);
     let next = Infinity;
     for (const s of this.schedule.values()) next = Math.min(next, s.nextAtMs);
-    this.timer = this.o.timers.setTimeout(() => {
-      this.timer = null;
-      void this.serial(async () => {
-        const now = this.o.clock.now();
-        const due = [...this.schedule].filter(([, s]) => s.nextAtMs <= now).map(([slot]) => slot);
-        if (!this.stopped) await this.checkAll(due);
-      }).finally(() => this.arm());
-    }, Math.max(0, next - this.o.clock.now()));
+    this.timer = this.o.timers.setTimeout(
+      () => {
+        this.timer = null;
+        void this.serial(async () => {
+          const now = this.o.clock.now();
+          const due = [...this.schedule].filter(([, s]) => s.nextAtMs <= now).map(([slot]) => slot);
+          if (!this.stopped) await this.checkAll(due);
+        }).finally(() => this.arm());
+      },
+      Math.max(0, next - this.o.clock.now()),
+    );
   }
 
   private backoff(failures: number): number {
@@ -210,7 +213,12 @@ export class SnapshotLoader {
       if (before !== null && m.manifest.generation < before) {
         s.etag = m.etag;
         return {
-          report: this.failed(slot, 'generation_regressed', `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`, before),
+          report: this.failed(
+            slot,
+            'generation_regressed',
+            `manifest generation ${m.manifest.generation} is below the served generation ${before}; generations only go up`,
+            before,
+          ),
         };
       }
       return { slot, manifest: m.manifest, etag: m.etag, before };
@@ -237,7 +245,14 @@ export class SnapshotLoader {
       slot.swap(loaded.generation);
       s.etag = etag;
       const g = loaded.generation;
-      this.o.log.info('dataset loaded', { dataset: slot.id, generation: g.number, rows: g.table.rows, keys: g.table.keyCount, series: g.table.seriesCount, load_ms: Math.round(g.loadMs) });
+      this.o.log.info('dataset loaded', {
+        dataset: slot.id,
+        generation: g.number,
+        rows: g.table.rows,
+        keys: g.table.keyCount,
+        series: g.table.seriesCount,
+        load_ms: Math.round(g.loadMs),
+      });
       if (this.o.cache !== null && loaded.bytes !== null) {
         await this.o.cache
           .save(slot.product.id, slot.dataset, manifest, loaded.bytes)
@@ -266,7 +281,14 @@ export class SnapshotLoader {
       slot.recovered();
       s.lastFailure = null;
     }
-    return { dataset: slot.id, outcome, generationBefore: before, generationAfter: slot.current?.number ?? null, error: outcome === 'unchanged' ? slot.lastError : null, code: outcome === 'unchanged' && slot.lastError !== null ? s.lastFailure : null };
+    return {
+      dataset: slot.id,
+      outcome,
+      generationBefore: before,
+      generationAfter: slot.current?.number ?? null,
+      error: outcome === 'unchanged' ? slot.lastError : null,
+      code: outcome === 'unchanged' && slot.lastError !== null ? s.lastFailure : null,
+    };
   }
 
   private failed(slot: DatasetSlot, code: OpsErrorCode, reason: string, before: number | null): CheckReport {

@@ -126,9 +126,19 @@ function columnEncoder(c: ColumnSpec, index: number): ColumnEncoder {
     case 'timestamp':
       return int64Encoder(timestampType(c.unit), c.values, c.name);
     case 'float64':
-      return numeric(new Float64(), c.values, (n) => new Float64Array(n), (v) => v);
+      return numeric(
+        new Float64(),
+        c.values,
+        (n) => new Float64Array(n),
+        (v) => v,
+      );
     case 'float32':
-      return numeric(new Float32(), c.values, (n) => new Float32Array(n), (v) => v);
+      return numeric(
+        new Float32(),
+        c.values,
+        (n) => new Float32Array(n),
+        (v) => v,
+      );
     case 'int8':
       return numeric(new Int8(), c.values, (n) => new Int8Array(n), checkInt(c.name, -128, 127));
     case 'int16':

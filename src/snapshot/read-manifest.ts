@@ -3,9 +3,7 @@ import { fromSource, OpsError } from '../ops-errors.js';
 import { manifestPath, parseManifest, type Manifest } from './manifest.js';
 
 export type ManifestCheck =
-  | { readonly status: 'unchanged' }
-  | { readonly status: 'missing' }
-  | { readonly status: 'ok'; readonly manifest: Manifest; readonly etag: string };
+  { readonly status: 'unchanged' } | { readonly status: 'missing' } | { readonly status: 'ok'; readonly manifest: Manifest; readonly etag: string };
 
 /**
  * Reads and validates a dataset's manifest, conditionally on the etag last seen (the

@@ -20,13 +20,7 @@ export function generationObjectName(generation: number): string {
   return `snapshots/${String(generation).padStart(8, '0')}.arrow`;
 }
 
-export async function writeGeneration(
-  source: SnapshotSource,
-  ref: GenerationRef,
-  bytes: Uint8Array,
-  generation: number,
-  createdAt: string,
-): Promise<Manifest> {
+export async function writeGeneration(source: SnapshotSource, ref: GenerationRef, bytes: Uint8Array, generation: number, createdAt: string): Promise<Manifest> {
   if (parseRfc3339(createdAt) === null) throw new Error(`created_at must be an RFC 3339 timestamp, got ${JSON.stringify(createdAt)}`);
   // Counting from the bytes (not trusting a caller's number) also proves they decode.
   const rows = countArrowRows(bytes);

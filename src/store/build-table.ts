@@ -33,12 +33,22 @@ type Source = { readonly arrow: ArrowColumn } | { readonly decoded: DecodedColum
  * snapshot order next to the table. A snapshot already in the physical order is not moved.
  */
 export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number): Table {
-  return assemble(snap.rows, snap.seriesKey, snap.columns.map((arrow) => ({ arrow })), floorUs);
+  return assemble(
+    snap.rows,
+    snap.seriesKey,
+    snap.columns.map((arrow) => ({ arrow })),
+    floorUs,
+  );
 }
 
 /** The same table from columns decoded in snapshot order (tools, benchmarks); they are not modified. */
 export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
-  return assemble(snap.rows, snap.seriesKey, snap.columns.map((decoded) => ({ decoded })), floorUs);
+  return assemble(
+    snap.rows,
+    snap.seriesKey,
+    snap.columns.map((decoded) => ({ decoded })),
+    floorUs,
+  );
 }
 
 function nameOf(s: Source): string {
@@ -177,7 +187,12 @@ function assemble(n: number, seriesKey: readonly string[], sources: readonly Sou
   };
 }
 
-function orderOf(n: number, seriesKey: readonly string[], early: ReadonlyMap<string, DecodedColumn>, dictionaryOf: (c: StringDecoded) => StringDictionary): SeriesOrder {
+function orderOf(
+  n: number,
+  seriesKey: readonly string[],
+  early: ReadonlyMap<string, DecodedColumn>,
+  dictionaryOf: (c: StringDecoded) => StringDictionary,
+): SeriesOrder {
   const keys = seriesKey.map((k) => {
     const c = early.get(k) as StringDecoded;
     return { codes: c.codes, cardinality: c.strings.length, rank: dictionaryOf(c).rank };

@@ -70,11 +70,4 @@ export interface TimestampColumn extends Base {
   readonly values: Float64Array;
 }
 
-export type Column =
-  | FloatColumn
-  | IntColumn
-  | Int64Column
-  | BoolColumn
-  | StringColumn
-  | Date32Column
-  | TimestampColumn;
+export type Column = FloatColumn | IntColumn | Int64Column | BoolColumn | StringColumn | Date32Column | TimestampColumn;

@@ -106,7 +106,7 @@ function assignSeries(cols: readonly KeyCodes[], n: number) {
   const seriesOfRow = new Int32Array(n);
   let count = n === 0 ? 0 : 1;
   // Columns are folded into the id a few at a time: as many as one table can index.
-  for (let c = 0; c < cols.length; ) {
+  for (let c = 0; c < cols.length;) {
     let size = count;
     let end = c;
     while (end < cols.length && size * Math.max(1, cols[end]!.cardinality) <= LUT_SIZE) size *= Math.max(1, cols[end++]!.cardinality);

@@ -18,13 +18,16 @@ export interface TableTransfer {
 }
 
 type TransferDictionary = Omit<StringDictionary, 'codeOf'>;
-type TransferColumn = Exclude<Column, { kind: 'string' }> | { kind: 'string'; name: string; validity: Uint8Array | null; codes: Int32Array; dict: TransferDictionary };
+type TransferColumn =
+  Exclude<Column, { kind: 'string' }> | { kind: 'string'; name: string; validity: Uint8Array | null; codes: Int32Array; dict: TransferDictionary };
 
 export function tableToTransfer(t: Table): TableTransfer {
   const { keyThrTree, latestDateByThr, maxObservedByThr, columns, seriesColumns: _s, ...rest } = t;
   return {
     table: rest,
-    columns: columns.map((c) => (c.kind === 'string' ? { ...c, dict: { values: c.dict.values, utf8: c.dict.utf8, utf8Offsets: c.dict.utf8Offsets, rank: c.dict.rank } } : c)),
+    columns: columns.map((c) =>
+      c.kind === 'string' ? { ...c, dict: { values: c.dict.values, utf8: c.dict.utf8, utf8Offsets: c.dict.utf8Offsets, rank: c.dict.rank } } : c,
+    ),
     keyThrTree: keyThrTree.arrays,
     latestDateByThr: latestDateByThr.arrays,
     maxObservedByThr: maxObservedByThr.arrays,

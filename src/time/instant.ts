@@ -30,8 +30,7 @@ export function parseDate(text: string): number | null {
   return daysFromCivil(y, mo, d);
 }
 
-const RFC3339_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * Parses an RFC 3339 timestamp with `Z` or an offset to microseconds. Digits past the

@@ -62,17 +62,15 @@ export function pitSnapshot(seriesKey: readonly string[], rows: readonly PitRow[
     { name: 'str_observed_at', type: 'timestamp', unit: 'us', values: rows.map((r) => micros(r.obs)) },
     { name: 'str_ingested_at', type: 'timestamp', unit: 'us', values: rows.map((r) => micros(r.ing ?? r.obs)) },
     { name: 'model_version', type: 'utf8', values: rows.map(() => '1.0') },
-    ...seriesKey.map(
-      (k): ColumnSpec => ({
-        name: k,
-        type: keyType,
-        values: rows.map((r) => {
-          const v = r.key?.[k];
-          if (v === undefined) throw new Error(`row ${r.tag} has no value for series-key column ${k}`);
-          return v;
-        }),
+    ...seriesKey.map((k): ColumnSpec => ({
+      name: k,
+      type: keyType,
+      values: rows.map((r) => {
+        const v = r.key?.[k];
+        if (v === undefined) throw new Error(`row ${r.tag} has no value for series-key column ${k}`);
+        return v;
       }),
-    ),
+    })),
     { name: 'value', type: 'float64', values: rows.map((r) => r.value ?? null) },
     { name: 'tag', type: 'utf8', values: rows.map((r) => r.tag) },
   ];

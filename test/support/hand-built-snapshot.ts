@@ -15,7 +15,10 @@ export function snapshotWithColumn(name: string, column: Vector, observedUs = 1_
     str_effective_at: ts(),
     str_observed_at: ts(),
     str_ingested_at: ts(),
-    model_version: vectorFromArray(Array.from({ length: n }, () => '1.0'), new Utf8()),
+    model_version: vectorFromArray(
+      Array.from({ length: n }, () => '1.0'),
+      new Utf8(),
+    ),
     [name]: column,
   });
   const withKey = new ArrowTable(new Schema(table.schema.fields as Field[], new Map([['pitcache.series_key', '[]']])), table.batches);

@@ -142,7 +142,7 @@ export function describeSnapshotSourceContract(name: string, makeSource: () => P
       expect(written.enforced).toBe(false);
     });
 
-    const mode = options.conditionalWrites === 'atomic' ? 'atomic' : "emulated: the store ignores conditions, enforced: false";
+    const mode = options.conditionalWrites === 'atomic' ? 'atomic' : 'emulated: the store ignores conditions, enforced: false';
     const enforced = options.conditionalWrites === 'atomic';
 
     it(`conditional write (${mode}): ifNoneMatch '*' creates a new object and refuses an existing one`, async () => {

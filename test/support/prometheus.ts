@@ -50,7 +50,8 @@ export async function startPrometheus(targets: readonly string[], job = 'pitcach
       for (;;) {
         const up = await query(`up{job="${job}"} == 1`).catch(() => []);
         if (up.length >= n) return;
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`prometheus: ${up.length} of ${n} targets up after ${timeoutMs} ms; stderr: ${stderr}`);
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`prometheus: ${up.length} of ${n} targets up after ${timeoutMs} ms; stderr: ${stderr}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     },

@@ -109,7 +109,23 @@ const KEY_POOLS: Readonly<Record<string, readonly string[]>> = {
   hub: ['henry', 'chicago', 'Henry', 'socal', 'ümlaut', '\uFFE5', '\u{1F525}'],
 };
 
-const TRICKY = ['"quoted"', 'back\\slash', 'tab\there', 'line\nfeed\r', '\u0000nul', 'ctl\u001f\u0001', 'del\u007f', 'ls\u2028ps\u2029', 'ünïcødé', '日本語', '\u{1F600}\u{1F44D}\u{1F3FD}', '</script>', '', '\\u0041', 'plain'];
+const TRICKY = [
+  '"quoted"',
+  'back\\slash',
+  'tab\there',
+  'line\nfeed\r',
+  '\u0000nul',
+  'ctl\u001f\u0001',
+  'del\u007f',
+  'ls\u2028ps\u2029',
+  'ünïcødé',
+  '日本語',
+  '\u{1F600}\u{1F44D}\u{1F3FD}',
+  '</script>',
+  '',
+  '\\u0041',
+  'plain',
+];
 
 interface Version {
   day: number;
@@ -274,7 +290,17 @@ function randomCell(rng: Rng, c: ColumnDef, day: number): CellValue {
     case 'float32':
       return rng.pick([NaN, Infinity, -Infinity, Math.fround(rng.next() * 100 - 50), Math.fround(0.1), Math.fround(3.4e38), Math.fround(rng.int(-1000, 1000))]);
     case 'int64':
-      return rng.pick([0n, BigInt(rng.int(-1e9, 1e9)), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), BigInt(rng.int(0, 2 ** 30)) * 2n ** 30n]);
+      return rng.pick([
+        0n,
+        BigInt(rng.int(-1e9, 1e9)),
+        2n ** 53n,
+        -(2n ** 53n),
+        2n ** 53n + 1n,
+        -(2n ** 53n) - 1n,
+        2n ** 63n - 1n,
+        -(2n ** 63n),
+        BigInt(rng.int(0, 2 ** 30)) * 2n ** 30n,
+      ]);
     case 'utf8':
       return rng.chance(0.5) ? rng.pick(TRICKY) : rng.pick(TRICKY) + rng.pick(TRICKY);
     case 'dict-utf8':

@@ -37,10 +37,7 @@ function cannedError(status: number, code: string): string {
   const xml =
     `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code>` +
     `<Message>Canned ${code} from the fault proxy.</Message><RequestId>fault-proxy</RequestId></Error>`;
-  return (
-    `HTTP/1.1 ${status} Canned\r\nContent-Type: application/xml\r\n` +
-    `Content-Length: ${Buffer.byteLength(xml)}\r\nConnection: close\r\n\r\n${xml}`
-  );
+  return `HTTP/1.1 ${status} Canned\r\nContent-Type: application/xml\r\n` + `Content-Length: ${Buffer.byteLength(xml)}\r\nConnection: close\r\n\r\n${xml}`;
 }
 
 export class TcpFaultProxy {

@@ -55,7 +55,7 @@ export class JsonRowLayout {
         (stored === 0 ? this.prefix : this.suffix).push(field);
       }
     }
-    if ((stored === 0) !== (renderer === null)) throw new Error('internal: a layout\'s stored columns and its renderer disagree');
+    if ((stored === 0) !== (renderer === null)) throw new Error("internal: a layout's stored columns and its renderer disagree");
     this.stored = renderer;
     this.computed = [...this.prefix, ...this.suffix];
   }

@@ -23,7 +23,9 @@ export class JsonFormatWriter implements FormatWriter {
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
   writeHead(out: ByteWriter, page: ResolvedPage): void {
     const { meta, view } = page;
-    writeEnvelopeHead(out, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (w) => this.writeRows(w, view));
+    writeEnvelopeHead(out, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (w) =>
+      this.writeRows(w, view),
+    );
   }
 
   /** `,"metadata":{...}}`: retrieved_at, record_id and data_age_hours are this request's. */
