@@ -10,16 +10,15 @@
  * large pages are being served. Writes bench/formats/RESULTS-formats.{json,md}.
  */
 import { spawnSync } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
-import { DEMO_KEY, ensureDemoData } from '../../loaders/demo/ensure-demo.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { cliPath, distScript, repoRoot } from '../lib/paths.js';
-import { freePort, spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
+import { DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
+import { distScript, repoRoot } from '../lib/paths.js';
+import { startDemoServer } from '../lib/demo-server.js';
+import { spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
 
 interface Row {
   name: string;
@@ -79,21 +78,7 @@ async function main(): Promise<void> {
   });
   const seconds = Number(a.duration);
   const connections = Number(a.connections);
-  const demo = join(repoRoot(), '.demo-data');
-  await ensureDemoData(demo, silentLogger);
-  const dir = await mkdtemp(join(tmpdir(), 'pitcache-formats-'));
-  await cp(demo, dir, { recursive: true });
-  const port = await freePort();
-  const server = spawnLogged([
-    process.execPath,
-    cliPath(),
-    'serve',
-    '--source',
-    dir,
-    '--keys',
-    join(dir, 'keys.json'),
-    '--port',
-    String(port),
+  const demo = await startDemoServer('formats', [
     '--workers',
     '1',
     '--response-cache-mb',
@@ -102,15 +87,11 @@ async function main(): Promise<void> {
     a['row-cache-mb']!,
     '--refresh-interval',
     '0',
-    '--no-access-log',
-    '--log-level',
-    'warn',
   ]);
-  const base = `http://127.0.0.1:${port}`;
+  const { dir, port, base } = demo;
   let ceiling: Spawned | null = null;
   const rows: Row[] = [];
   try {
-    await waitFor200(`${base}/readyz`, server, 120_000);
     const lua = join(dir, 'paths.lua');
     await writeFile(lua, LUA);
     const day0 = Date.UTC(2026, 0, 1);
@@ -209,8 +190,7 @@ async function main(): Promise<void> {
     log('written bench/formats/RESULTS-formats.md');
   } finally {
     await ceiling?.stop();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await demo.stop();
   }
 }
 

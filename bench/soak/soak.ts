@@ -13,16 +13,15 @@
  * the first.
  */
 import http from 'node:http';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LocalSource } from '../../loaders/local-source.js';
-import { DEMO_ADMIN_KEY, DEMO_KEY, ensureDemoData } from '../../loaders/demo/ensure-demo.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { DEMO_ADMIN_KEY, DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
 import { publish } from '../../src/publish/publish.js';
-import { cliPath, repoRoot } from '../lib/paths.js';
-import { freePort, readMemory, spawnLogged, waitFor200 } from '../lib/proc.js';
+import { startDemoServer } from '../lib/demo-server.js';
+import { repoRoot } from '../lib/paths.js';
+import { readMemory } from '../lib/proc.js';
 import { svgLines } from './svg-plot.js';
 
 const PRODUCT = 'wssi_us';
@@ -57,32 +56,10 @@ async function main(): Promise<void> {
   const out = resolve(repoRoot(), a.out!);
   await mkdir(out, { recursive: true });
 
-  const demo = join(repoRoot(), '.demo-data');
-  await ensureDemoData(demo, silentLogger);
-  const dir = await mkdtemp(join(tmpdir(), 'pitcache-soak-'));
-  await cp(demo, dir, { recursive: true });
-  const port = await freePort();
-  const server = spawnLogged([
-    process.execPath,
-    cliPath(),
-    'serve',
-    '--source',
-    dir,
-    '--keys',
-    join(dir, 'keys.json'),
-    '--port',
-    String(port),
-    '--refresh-interval',
-    '1',
-    '--no-access-log',
-    '--log-level',
-    'warn',
-    ...(a['retain-memory'] === '' ? [] : ['--retain-memory', a['retain-memory']!]),
-  ]);
-  const base = `http://127.0.0.1:${port}`;
+  const demo = await startDemoServer('soak', ['--refresh-interval', '1', ...(a['retain-memory'] === '' ? [] : ['--retain-memory', a['retain-memory']!])]);
+  const { dir, base, server } = demo;
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients + 2 });
   try {
-    await waitFor200(`${base}/readyz`, server, 120_000);
     const source = new LocalSource(dir);
     const manifest = JSON.parse(await readFile(join(dir, PRODUCT, DATASET, 'manifest.json'), 'utf8')) as { object: string };
     const input = new Uint8Array(await readFile(join(dir, PRODUCT, DATASET, manifest.object)));
@@ -141,8 +118,7 @@ async function main(): Promise<void> {
     log(`done: ${join(out, 'soak.md')}`);
   } finally {
     agent.destroy();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await demo.stop();
   }
 }
 
