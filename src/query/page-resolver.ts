@@ -1,6 +1,7 @@
 import type { Table } from '../store/table.js';
 import type { CursorState } from './cursor.js';
 import type { Query } from './query.js';
+import { KeyMerge, lowerBoundDate } from './key-merge.js';
 import { selectSeries } from './select-series.js';
 import type { SeriesValueIndex } from './series-value-index.js';
 
@@ -14,11 +15,11 @@ export interface Page {
   readonly count: number;
   readonly total: number;
   /** position after the last row served, when more rows follow */
-  readonly next: { lastDate: number; lastSeries: number; offset: number } | null;
+  readonly next: { lastDate: number; lastSeries: number; lastExtra: number; offset: number } | null;
 }
 
 /** Where a continued chain resumes; null for a first page. */
-export type Resume = Pick<CursorState, 'lastDate' | 'lastSeries' | 'offset' | 'total'> | null;
+export type Resume = Pick<CursorState, 'lastDate' | 'lastSeries' | 'lastExtra' | 'offset' | 'total'> | null;
 
 /** What a page is resolved from: a generation's table and its value index (a Generation is one). */
 export interface Resolvable {
@@ -36,16 +37,6 @@ export function resolveKey(table: Table, k: number, t: number): number {
   return -1;
 }
 
-/** First key index in [lo, hi) whose date is >= day. */
-function lowerBoundDate(keyDate: Int32Array, lo: number, hi: number, day: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keyDate[mid]! < day) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Resolves a query to one page of row ids (contract 2, PIT-4). One per serving thread (or
  * per file-channel answer): it owns the scratch arrays a page is built in, grown to the
@@ -57,10 +48,7 @@ export class PageResolver {
   private series = new Int32Array(256);
   private keys = new Int32Array(256);
   private composite = new Float64Array(256);
-  private heapDate = new Int32Array(256);
-  private heapSeries = new Int32Array(256);
-  private heapKey = new Int32Array(256);
-  private heapEnd = new Int32Array(256);
+  private readonly merge = new KeyMerge();
 
   resolve(gen: Resolvable, q: Query, resume: Resume): Page {
     const table = gen.table;
@@ -77,10 +65,6 @@ export class PageResolver {
       this.series = new Int32Array(n);
       this.keys = new Int32Array(n);
       this.composite = new Float64Array(n);
-      this.heapDate = new Int32Array(n);
-      this.heapSeries = new Int32Array(n);
-      this.heapKey = new Int32Array(n);
-      this.heapEnd = new Int32Array(n);
     }
   }
 
@@ -134,8 +118,9 @@ export class PageResolver {
       }
     }
 
-    // A min-heap of the series' next keys, ordered by (date, series).
-    let size = 0;
+    // The series' keys from the cursor on, merged into (date, series) order.
+    const merge = this.merge;
+    merge.reset(keyDate, m);
     for (let i = 0; i < m; i++) {
       const s = series[i]!;
       const end = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, to + 1);
@@ -144,30 +129,14 @@ export class PageResolver {
         const afterCursor = s > resume.lastSeries ? resume.lastDate : resume.lastDate + 1;
         if (afterCursor > startDate) startDate = afterCursor;
       }
-      const k = lowerBoundDate(keyDate, seriesKeyStart[s]!, end, startDate);
-      if (k < end) size = this.heapPush(size, keyDate[k]!, s, k, end);
+      merge.add(s, lowerBoundDate(keyDate, seriesKeyStart[s]!, end, startDate), end);
     }
 
-    const { heapDate, heapSeries, heapKey, heapEnd } = this;
     let count = 0;
-    while (size > 0 && count < q.limit) {
-      const k = heapKey[0]!;
-      const end = heapEnd[0]!;
+    while (!merge.empty && count < q.limit) {
+      const k = merge.peek();
       if (keyThr[k]! <= t) rows[count++] = resolveKey(table, k, t);
-      if (k + 1 < end) {
-        heapDate[0] = keyDate[k + 1]!;
-        heapKey[0] = k + 1;
-        this.siftDown(0, size);
-      } else {
-        size--;
-        if (size > 0) {
-          heapDate[0] = heapDate[size]!;
-          heapSeries[0] = heapSeries[size]!;
-          heapKey[0] = heapKey[size]!;
-          heapEnd[0] = heapEnd[size]!;
-          this.siftDown(0, size);
-        }
-      }
+      merge.pop();
     }
     return this.finish(table, count, total, resume?.offset ?? 0);
   }
@@ -178,63 +147,14 @@ export class PageResolver {
     if (count > 0 && offset + count < total) {
       const last = rows[count - 1]!;
       const k = keyOfRow(table, last);
-      next = { lastDate: table.keyDate[k]!, lastSeries: table.keySeries[k]!, offset: offset + count };
+      next = { lastDate: table.keyDate[k]!, lastSeries: table.keySeries[k]!, lastExtra: 0, offset: offset + count };
     }
     return { rows, count, total, next };
-  }
-
-  private less(a: number, b: number): boolean {
-    const d = this.heapDate;
-    const s = this.heapSeries;
-    return d[a]! < d[b]! || (d[a] === d[b] && s[a]! < s[b]!);
-  }
-
-  private swap(a: number, b: number): void {
-    const { heapDate, heapSeries, heapKey, heapEnd } = this;
-    let x = heapDate[a]!;
-    heapDate[a] = heapDate[b]!;
-    heapDate[b] = x;
-    x = heapSeries[a]!;
-    heapSeries[a] = heapSeries[b]!;
-    heapSeries[b] = x;
-    x = heapKey[a]!;
-    heapKey[a] = heapKey[b]!;
-    heapKey[b] = x;
-    x = heapEnd[a]!;
-    heapEnd[a] = heapEnd[b]!;
-    heapEnd[b] = x;
-  }
-
-  private heapPush(size: number, date: number, s: number, k: number, end: number): number {
-    let i = size;
-    this.heapDate[i] = date;
-    this.heapSeries[i] = s;
-    this.heapKey[i] = k;
-    this.heapEnd[i] = end;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(i, p)) break;
-      this.swap(i, p);
-      i = p;
-    }
-    return size + 1;
-  }
-
-  private siftDown(i: number, size: number): void {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= size) return;
-      const r = l + 1;
-      const c = r < size && this.less(r, l) ? r : l;
-      if (!this.less(c, i)) return;
-      this.swap(i, c);
-      i = c;
-    }
   }
 }
 
 /** The key holding a physical row: binary search over key starts. */
-function keyOfRow(table: Table, row: number): number {
+export function keyOfRow(table: Table, row: number): number {
   const starts = table.keyRowStart;
   let lo = 0;
   let hi = table.keyCount - 1;
