@@ -2,13 +2,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PitcacheClient, PitcacheError } from '../src/client/index.js';
 import type { ManualClock } from '../src/time/clock.js';
-import { TEST_KEY, defaultKeysJson, startHarness, type Harness } from './support/harness.js';
+import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../src/snapshot/write-generation.js';
+import { ADMIN_KEY, TEST_KEY, defaultKeysJson, startHarness, type Harness } from './support/harness.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 
 const LIMITED_KEY = 'test-key-limited';
 const ROWS: PitRow[] = ['2026-04-01', '2026-04-02', '2026-04-03'].flatMap((date) =>
   ['atlantic', 'pacific'].map((basin) => ({ key: { basin }, date, eff: date, obs: `${date}T06:00:00Z`, tag: `${basin}-${date}` })),
 );
+
+const PEMI_ROWS: PitRow[] = [{ key: { bidding_zone: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'DE' }];
 
 describe('PitcacheClient', () => {
   let h: Harness;
@@ -63,8 +67,68 @@ describe('PitcacheClient', () => {
     await expect(none.query('glmi', 'marginality')).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
   });
 
-  it.todo('503 retry with Retry-After: needs a dataset that becomes loaded between attempts (issue 9)');
-  it.todo('walkForward iterates /walk_forward pages: endpoint not wired yet (issue 9, contract 10)');
-  it.todo('vintages iterates /vintages pages: endpoint not wired yet (issue 9, contract 11)');
-  it.todo('arrow() returns an apache-arrow Table of all pages: not written yet (issue 9)');
+  it('503: waits Retry-After seconds and retries until the dataset is loaded', async () => {
+    const slept: number[] = [];
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      // Between the attempts ops publish the dataset and the server picks it up.
+      if (slept.length === 1) {
+        await writeGeneration(
+          h.source,
+          { productId: 'pemi', dataset: 'grid_stress' },
+          buildArrowSnapshot(pitSnapshot(['bidding_zone'], PEMI_ROWS), 'file'),
+          1,
+          '2026-11-01T00:00:00Z',
+        );
+        expect((await h.get('/admin/refresh', ADMIN_KEY, { method: 'POST' })).status).toBe(200);
+      }
+    };
+    await expect(client(TEST_KEY, { sleep: async () => {}, maxRetries: 0 }).query('pemi', 'grid_stress')).rejects.toMatchObject({
+      status: 503,
+      code: 'dataset_unavailable',
+    });
+    const env = await client(TEST_KEY, { sleep }).query('pemi', 'grid_stress');
+    expect(env.data.map((r) => r['tag'])).toEqual(['DE']);
+    expect(slept).toEqual([30_000]);
+  });
+
+  it('walkForward iterates the pages of /walk_forward (contract 10)', async () => {
+    const pages = [];
+    for await (const p of client().walkForward('glmi', 'marginality', { decision_from: '2026-04-01', decision_to: '2026-04-03', window: 1, limit: 3 }))
+      pages.push(p);
+    // 04-01: 2 rows, 04-02: 4, 04-03: 4 (dates in [D-1, D])
+    expect(pages.map((p) => p.count)).toEqual([3, 3, 3, 1]);
+    const rows = pages.flatMap((p) => p.data);
+    expect(rows.map((r) => `${r.decision_date} ${String(r['tag'])}`).slice(0, 4)).toEqual([
+      '2026-04-01 atlantic-2026-04-01',
+      '2026-04-01 pacific-2026-04-01',
+      '2026-04-02 atlantic-2026-04-01',
+      '2026-04-02 pacific-2026-04-01',
+    ]);
+  });
+
+  it('vintages iterates the pages of /vintages (contract 11)', async () => {
+    const pages = [];
+    for await (const p of client().vintages('glmi', 'marginality', { basin: 'pacific', limit: 2 })) pages.push(p);
+    expect(pages.map((p) => p.count)).toEqual([2, 1]);
+    expect(pages.flatMap((p) => p.data).map((r) => [r['tag'], r.visible_from, r.visible_to])).toEqual([
+      ['pacific-2026-04-01', '2026-04-01T06:00:00.000000Z', null],
+      ['pacific-2026-04-02', '2026-04-02T06:00:00.000000Z', null],
+      ['pacific-2026-04-03', '2026-04-03T06:00:00.000000Z', null],
+    ]);
+  });
+
+  it('arrow() gathers every page into one apache-arrow Table with the stored types', async () => {
+    const t = await client().arrow('glmi', 'marginality', { latest: false, limit: 4 });
+    expect(t.numRows).toBe(6);
+    expect(String(t.schema.fields.find((f) => f.name === 'date')!.type)).toBe('Date32<DAY>');
+    expect(String(t.schema.fields.find((f) => f.name === 'str_observed_at')!.type)).toBe('Timestamp<MICROSECOND, UTC>');
+    expect(t.getChild('tag')!.toArray()).toEqual(ROWS.map((r) => r.tag));
+    const wf = await client().arrow('glmi', 'marginality', { decision_from: '2026-04-01', decision_to: '2026-04-03', window: 1, limit: 3 }, 'walk_forward');
+    expect(wf.numRows).toBe(10);
+    expect(wf.schema.fields[0]!.name).toBe('decision_date');
+    const none = await client().arrow('glmi', 'marginality', { date_from: '2030-01-01' });
+    expect(none.numRows).toBe(0);
+    expect(none.schema.fields.map((f) => f.name)).toContain('tag');
+  });
 });

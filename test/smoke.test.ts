@@ -71,7 +71,23 @@ describe('smoke: one dataset end to end, every endpoint over the socket (the con
     expect(status.body.datasets.find((d: { dataset: string }) => d.dataset === 'glmi/marginality').generation).toBe(1);
     const refresh = await h.get('/admin/refresh', ADMIN_KEY, { method: 'POST' });
     expect([refresh.status, refresh.body.changed]).toEqual([200, []]);
-    for (const path of ['/glmi/marginality/walk_forward', '/glmi/marginality/vintages', '/glmi/nope']) {
+    // walk_forward and vintages over the socket (contract 10, 11; their suites run in process)
+    const wf = await h.get('/glmi/marginality/walk_forward?decision_from=2026-04-03&decision_to=2026-04-06&step=3&window=5');
+    expect(wf.body.data.map((r: Record<string, unknown>) => [r.decision_date, r.date, r.basin, r.value])).toEqual([
+      ['2026-04-03', '2026-04-01', 'atlantic', 1.5],
+      ['2026-04-03', '2026-04-01', 'pacific', 7],
+      ['2026-04-03', '2026-04-02', 'atlantic', 3.5],
+      // by 04-06 the atlantic 04-01 revision observed on 04-05 is known
+      ['2026-04-06', '2026-04-01', 'atlantic', 2.5],
+      ['2026-04-06', '2026-04-01', 'pacific', 7],
+      ['2026-04-06', '2026-04-02', 'atlantic', 3.5],
+    ]);
+    const v = await h.get('/glmi/marginality/vintages?basin=atlantic&date_to=2026-04-01');
+    expect(v.body.data.map((r: Record<string, unknown>) => [r.value, r.visible_from, r.visible_to])).toEqual([
+      [1.5, '2026-04-02T06:00:00.000000Z', '2026-04-05T06:00:00.000000Z'],
+      [2.5, '2026-04-05T06:00:00.000000Z', null],
+    ]);
+    for (const path of ['/glmi/marginality/other', '/glmi/nope']) {
       const r = await h.get(path);
       expect([r.status, r.body.error.code], path).toEqual([404, 'not_found']);
     }

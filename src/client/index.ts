@@ -1,3 +1,4 @@
+import { Table, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import type { components } from './openapi-types.js';
 import { PitcacheError } from './pitcache-error.js';
 
@@ -38,12 +39,34 @@ export class PitcacheClient {
     return this.chain<QueryEnvelope>(`/${product}/${dataset}`, params);
   }
 
-  walkForward(product: string, dataset: string, params: Params): AsyncGenerator<WalkForwardEnvelope> {
+  /** Every page of a walk-forward (contract 10): decision_from and decision_to are required. */
+  walkForward(product: string, dataset: string, params: Params & { decision_from: string; decision_to: string }): AsyncGenerator<WalkForwardEnvelope> {
     return this.chain<WalkForwardEnvelope>(`/${product}/${dataset}/walk_forward`, params);
   }
 
+  /** Every page of a revision history (contract 11). */
   vintages(product: string, dataset: string, params: Params = {}): AsyncGenerator<VintagesEnvelope> {
     return this.chain<VintagesEnvelope>(`/${product}/${dataset}/vintages`, params);
+  }
+
+  /**
+   * Every page of a chain as one apache-arrow Table (`format=arrow`, cursors from the
+   * x-next-cursor header), with the stored Arrow types. `endpoint` picks the plain query
+   * (default), `walk_forward` or `vintages`; params are that endpoint's.
+   */
+  async arrow(product: string, dataset: string, params: Params = {}, endpoint: '' | 'walk_forward' | 'vintages' = ''): Promise<Table> {
+    const path = `/${product}/${dataset}${endpoint === '' ? '' : `/${endpoint}`}`;
+    const batches: RecordBatch[] = [];
+    let schema: Schema | null = null;
+    let cursor: string | null = null;
+    do {
+      const res = await this.get(path, { ...params, format: 'arrow', ...(cursor === null ? {} : { cursor }) });
+      const page = tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+      schema ??= page.schema;
+      batches.push(...page.batches);
+      cursor = res.headers.get('x-next-cursor');
+    } while (cursor !== null);
+    return batches.length === 0 ? new Table(schema!) : new Table(batches);
   }
 
   private async *chain<T extends { has_more: boolean; next_cursor?: string }>(path: string, params: Params): AsyncGenerator<T> {

@@ -23,7 +23,8 @@ export interface CursorState {
 }
 
 const VERSION = 2;
-const SIZE = 33;
+// offset and total are doubles: a walk-forward can count past 2^32 rows.
+const SIZE = 41;
 const SUM_AT = SIZE - 4;
 
 export function encodeCursor(c: CursorState): string {
@@ -34,15 +35,15 @@ export function encodeCursor(c: CursorState): string {
   b.writeInt32LE(c.lastDate, 9);
   b.writeInt32LE(c.lastSeries, 13);
   b.writeInt32LE(c.lastExtra, 17);
-  b.writeUInt32LE(c.offset >>> 0, 21);
-  b.writeUInt32LE(c.total >>> 0, 25);
+  b.writeDoubleLE(c.offset, 21);
+  b.writeDoubleLE(c.total, 29);
   b.writeUInt32LE(checksum(b), SUM_AT);
   return b.toString('base64url');
 }
 
 /** null when the token is not one of ours (or was altered). */
 export function decodeCursor(token: string): CursorState | null {
-  if (!/^[A-Za-z0-9_-]{44}$/.test(token)) return null;
+  if (!/^[A-Za-z0-9_-]{55}$/.test(token)) return null;
   const b = Buffer.from(token, 'base64url');
   if (b.length !== SIZE || b.readUInt8(0) !== VERSION || b.readUInt32LE(SUM_AT) !== checksum(b)) return null;
   const c: CursorState = {
@@ -51,10 +52,10 @@ export function decodeCursor(token: string): CursorState | null {
     lastDate: b.readInt32LE(9),
     lastSeries: b.readInt32LE(13),
     lastExtra: b.readInt32LE(17),
-    offset: b.readUInt32LE(21),
-    total: b.readUInt32LE(25),
+    offset: b.readDoubleLE(21),
+    total: b.readDoubleLE(29),
   };
-  return c.offset <= c.total && c.lastSeries >= 0 ? c : null;
+  return Number.isSafeInteger(c.offset) && Number.isSafeInteger(c.total) && c.offset >= 0 && c.offset <= c.total && c.lastSeries >= 0 ? c : null;
 }
 
 function checksum(b: Buffer): number {

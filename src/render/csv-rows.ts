@@ -60,7 +60,8 @@ export function csvField(s: string): string {
 const QUOTE = 0x22;
 const N = 0x6e;
 
-function compileCsvCell(column: Column): { write: CellWriter; maxBytes: number } {
+/** One column's CSV cell writer (by physical row, or by output position for a computed column) and its widest cell. */
+export function compileCsvCell(column: Column): { write: CellWriter; maxBytes: number } {
   if (column.kind === 'string') return stringCell(column.validity, column.codes, column.dict);
   // Every other value is what the JSON cell writer writes, minus its quotes (dates,
   // timestamps, Int64 beyond 2^53 contain no character that needs CSV quoting) and with

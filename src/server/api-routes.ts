@@ -52,10 +52,24 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
         return serveData(slot, req, recordId);
       },
     }),
-    // TODO(issue 9): walk_forward (contract 10) and vintages (contract 11). Registered so the
-    // table names them; until their resolvers land they answer 404 as before, whatever the method.
-    route({ method: 'GET', pattern: '/{product}/{dataset}/walk_forward', bind: () => null, handler: () => notYet() }),
-    route({ method: 'GET', pattern: '/{product}/{dataset}/vintages', bind: () => null, handler: () => notYet() }),
+    route({
+      method: 'GET',
+      pattern: '/{product}/{dataset}/walk_forward',
+      bind: slotOf,
+      handler: ({ req, recordId, keyIndex }, slot) => {
+        if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
+        return serveData(slot, req, recordId, 'walk_forward');
+      },
+    }),
+    route({
+      method: 'GET',
+      pattern: '/{product}/{dataset}/vintages',
+      bind: slotOf,
+      handler: ({ req, recordId, keyIndex }, slot) => {
+        if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
+        return serveData(slot, req, recordId, 'vintages');
+      },
+    }),
   ];
 
   if (admin !== undefined) {
@@ -83,8 +97,4 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     );
   }
   return routes;
-}
-
-function notYet(): never {
-  throw new ApiError('not_found', 'no such product or dataset');
 }

@@ -12,12 +12,14 @@ import { parseProjection, projectionKey } from '../format/projection.js';
 import { dataAgeHours, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import type { HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
+import { VintagesResolver } from '../query/vintages-resolver.js';
+import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { locateQuery, resolveDataPage } from './data-page.js';
+import { pinRequest, type DataEndpointKind, type Resolvers } from './data-page.js';
 import type { Generation } from './generation.js';
 import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
 
@@ -33,9 +35,13 @@ export interface DataAnswer {
   readonly format: Format;
 }
 
-/** `GET /{product}/{dataset}`: the request in, the answer out (async only when a large body is compressed off-thread). */
+/**
+ * `GET /{product}/{dataset}` (kind 'rows', the default), `.../walk_forward` and
+ * `.../vintages`: the request in, the answer out (async only when a large body is
+ * compressed off-thread).
+ */
 export interface DataEndpoint {
-  (slot: DatasetSlot, req: HttpRequest, recordId: string): DataAnswer | Promise<DataAnswer>;
+  (slot: DatasetSlot, req: HttpRequest, recordId: string, kind?: DataEndpointKind): DataAnswer | Promise<DataAnswer>;
   /** what the thread's caches have done (null: that cache is off) */
   cacheStats(): { readonly response: ResponseCacheStats | null; readonly rows: RowCacheStats | null };
 }
@@ -58,7 +64,7 @@ const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
 
-/** The output layout of a projection: the generation's own list for every column (one array, found by identity). */
+/** The stored part of the output layout: the generation's own list for every column (one array, found by identity), or a projection. */
 function layoutOf(gen: Generation, projection: readonly number[] | null): readonly OutputColumn[] {
   return projection === null ? gen.outputColumns : projection.map((i) => gen.outputColumns[i]!);
 }
@@ -78,7 +84,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const out = new ByteWriter(256 * 1024);
   const tail = new ByteWriter(2048);
   let encodedOut = Buffer.allocUnsafe(64 * 1024);
-  const resolver = new PageResolver();
+  const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
   const rowCache = options.rowCacheBytes > 0 ? new RowCache(options.rowCacheBytes) : null;
   const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(rowCache), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
   const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
@@ -110,11 +116,11 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     writer.writeTail(tail, meta, stamp);
   }
 
-  const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string): DataAnswer | Promise<DataAnswer> => {
+  const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
     const p = splitPresentation(req.rawQuery);
     const format = negotiateFormat(p.format, req.accept);
-    const located = locateQuery(registry, slot, p.rest);
-    const { query, gen } = located;
+    const pinned = pinRequest(kind, resolvers, registry, slot, p.rest);
+    const gen = pinned.gen;
     const table = gen.table;
     const projection = parseProjection(
       p.columns,
@@ -122,7 +128,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       table.seriesKey,
     );
     let encoding = negotiateEncoding(req.acceptEncoding);
-    const normalised = normalisedText({ canonical: query.canonical, format, columns: projectionKey(projection), encoding, cursor: query.cursor });
+    const normalised = normalisedText({ canonical: pinned.canonical, format, columns: projectionKey(projection), encoding, cursor: pinned.cursor });
     const etag = etagOf(slot.id, gen.number, normalised);
     const writer = writers[format];
     if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
@@ -137,7 +143,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       meta = hit.meta;
       head = hit.head;
     } else {
-      const page = resolveDataPage(resolver, located, layoutOf(gen, projection));
+      const page = pinned.resolve(layoutOf(gen, projection));
       meta = page.meta;
       out.reset();
       writer.writeHead(out, page, stamp);

@@ -1,11 +1,16 @@
-import { ApiError } from '../errors.js';
+import { ApiError, type HeaderPairs } from '../errors.js';
 import type { OutputColumn } from '../format/page-view.js';
-import type { ResolvedPage } from '../format/resolved-page.js';
+import type { PageMeta, ResolvedPage } from '../format/resolved-page.js';
 import { decodeCursor, encodeCursor } from '../query/cursor.js';
-import type { PageResolver, Resume } from '../query/page-resolver.js';
+import type { Page, PageResolver, Resume } from '../query/page-resolver.js';
 import { parseQuery } from '../query/parse-query.js';
+import { parseVintages, type VintagesQuery } from '../query/parse-vintages.js';
+import { parseWalkForward, type WalkForwardQuery } from '../query/parse-walk-forward.js';
 import type { Query } from '../query/query.js';
-import { InstantMicros } from '../render/envelope.js';
+import type { VintagesResolver } from '../query/vintages-resolver.js';
+import type { WalkForwardResolver } from '../query/walk-forward-resolver.js';
+import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
+import { dayEndUs } from '../time/instant.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
@@ -19,24 +24,92 @@ const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
   unreachable: 'the snapshot source cannot be reached',
 };
 
+const RETRY_SOON: HeaderPairs = [['Retry-After', '1']];
+/** A missing or refused snapshot is looked for again at the next refresh (30 s by default). */
+const RETRY_LATER: HeaderPairs = [['Retry-After', '30']];
+
+/** What any data endpoint's parsed query has for pinning and caching. */
+export interface PinnableQuery {
+  /** the dataset and every parameter but `cursor`, normalised (cache keys, ETags) */
+  readonly canonical: string;
+  readonly fingerprint: number;
+  readonly cursor: string | null;
+}
+
 /** A data request parsed and pinned to the generation that answers it. */
-export interface LocatedQuery {
+export interface LocatedQuery<Q extends PinnableQuery = Query> {
   readonly slot: DatasetSlot;
-  readonly query: Query;
+  readonly query: Q;
   readonly gen: Generation;
   readonly resume: Resume;
 }
 
+/** The data endpoints (contract 2, 10, 11): each parses its own parameters and resolves its own pages. */
+export type DataEndpointKind = 'rows' | 'walk_forward' | 'vintages';
+
 /**
- * parse: the raw query -> a validated Query and the generation answering it (the current
- * one, or the cursor's). Throws the contract's errors (400 on the query or cursor, 503
- * while loading or when the dataset has no generation).
+ * A request of one endpoint, parsed and pinned, not yet resolved: the endpoint-independent
+ * part of the pipeline (ETag, response cache, writers) needs only these.
  */
-export function locateQuery(registry: DatasetRegistry, slot: DatasetSlot, rawQuery: string): LocatedQuery {
-  const query = parseQuery(rawQuery, slot.product, slot.dataset);
+export interface PinnedRequest {
+  readonly gen: Generation;
+  readonly canonical: string;
+  readonly cursor: string | null;
+  /** resolve: the page and its envelope, with `stored` (every stored column, or a projection) as the stored part of the layout */
+  resolve(stored: readonly OutputColumn[]): ResolvedPage;
+}
+
+/** The scratch a serving thread resolves pages in, one resolver per endpoint. */
+export interface Resolvers {
+  readonly rows: PageResolver;
+  readonly walkForward: WalkForwardResolver;
+  readonly vintages: VintagesResolver;
+}
+
+/** parse -> pin for one endpoint: throws the contract's 400s, and 503 while nothing is loaded. */
+export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, registry: DatasetRegistry, slot: DatasetSlot, rawQuery: string): PinnedRequest {
+  switch (kind) {
+    case 'rows': {
+      const located = locateQuery(registry, slot, rawQuery);
+      return {
+        gen: located.gen,
+        canonical: located.query.canonical,
+        cursor: located.query.cursor,
+        resolve: (stored) => resolveDataPage(resolvers.rows, located, stored),
+      };
+    }
+    case 'walk_forward': {
+      const located = pin(registry, slot, parseWalkForward(rawQuery, slot.product, slot.dataset));
+      return {
+        gen: located.gen,
+        canonical: located.query.canonical,
+        cursor: located.query.cursor,
+        resolve: (stored) => resolveWalkForwardPage(resolvers.walkForward, located, stored),
+      };
+    }
+    case 'vintages': {
+      const located = pin(registry, slot, parseVintages(rawQuery, slot.product, slot.dataset));
+      return {
+        gen: located.gen,
+        canonical: located.query.canonical,
+        cursor: located.query.cursor,
+        resolve: (stored) => resolveVintagesPage(resolvers.vintages, located, stored),
+      };
+    }
+  }
+}
+
+/**
+ * The generation answering a parsed query: the current one, or its cursor's (contract 2:
+ * a chain is answered from one generation). 400 for a cursor of another query or one
+ * that does not decode, 400 cursor_expired when its generation is gone, 503 when the
+ * dataset has nothing loaded.
+ */
+export function pin<Q extends PinnableQuery>(registry: DatasetRegistry, slot: DatasetSlot, query: Q): LocatedQuery<Q> {
   let gen = slot.current;
-  if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly');
-  if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded: ${UNAVAILABLE[slot.state]}`);
+  // Retry-After (RFC 9110 10.2.3): a hint for clients that retry (the typed client honours it).
+  if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly', undefined, RETRY_SOON);
+  if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded: ${UNAVAILABLE[slot.state]}`, undefined, RETRY_LATER);
   let resume: Resume = null;
   if (query.cursor !== null) {
     const c = decodeCursor(query.cursor);
@@ -50,34 +123,87 @@ export function locateQuery(registry: DatasetRegistry, slot: DatasetSlot, rawQue
   return { slot, query, gen, resume };
 }
 
+/** `GET /{product}/{dataset}`: parse and pin (the file channel calls this too). */
+export function locateQuery(registry: DatasetRegistry, slot: DatasetSlot, rawQuery: string): LocatedQuery {
+  return pin(registry, slot, parseQuery(rawQuery, slot.product, slot.dataset));
+}
+
 /**
  * resolve: the page of `GET /{product}/{dataset}` (contract 2) and its envelope, computed
  * once, before and apart from any writer, with the output layout the request asked for
  * (every stored column, or a projection). The view's rows are the resolver's scratch.
  */
 export function resolveDataPage(resolver: PageResolver, located: LocatedQuery, columns: readonly OutputColumn[] = located.gen.outputColumns): ResolvedPage {
-  const { slot, query, gen, resume } = located;
-  const table = gen.table;
-  const page = resolver.resolve(gen, query, resume);
-  const t = query.asOfUs ?? Infinity;
+  const { slot, query, gen } = located;
+  const page = resolver.resolve(gen, query, located.resume);
+  return {
+    view: { columns, rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
+    meta: pageMeta(located, page, query.asOfUs, [
+      ['generation', gen.number],
+      ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
+      ['vintage_floor', slot.product.floor],
+      ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
+    ]),
+  };
+}
+
+/**
+ * `GET /{product}/{dataset}/walk_forward` (contract 10): `decision_date` first, then the
+ * stored columns. data_latest_date and data_age_hours are those of as_of = decision_to.
+ */
+export function resolveWalkForwardPage(resolver: WalkForwardResolver, located: LocatedQuery<WalkForwardQuery>, stored: readonly OutputColumn[]): ResolvedPage {
+  const { slot, query, gen } = located;
+  const page = resolver.resolve(gen, query, located.resume);
+  const asOfUs = dayEndUs(query.decisionTo);
+  return {
+    view: { columns: [{ column: page.decisionDate, at: 'position' }, ...stored], rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
+    meta: pageMeta(located, page, asOfUs, [
+      ['generation', gen.number],
+      ['decisions', query.decisions],
+      ['vintage_floor', slot.product.floor],
+    ]),
+  };
+}
+
+/** `GET /{product}/{dataset}/vintages` (contract 11): the stored columns, then `visible_from` and `visible_to`. */
+export function resolveVintagesPage(resolver: VintagesResolver, located: LocatedQuery<VintagesQuery>, stored: readonly OutputColumn[]): ResolvedPage {
+  const { slot, query, gen } = located;
+  const page = resolver.resolve(gen, query, located.resume);
+  return {
+    view: {
+      columns: [...stored, { column: page.visibleFrom, at: 'position' }, { column: page.visibleTo, at: 'position' }],
+      rows: page.rows,
+      count: page.count,
+      seriesKey: gen.table.seriesKey,
+    },
+    meta: pageMeta(located, page, query.asOfUs, [
+      ['generation', gen.number],
+      ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
+      ['release', query.firstOnly ? 'first' : 'all'],
+      ['vintage_floor', slot.product.floor],
+    ]),
+  };
+}
+
+/** The envelope of a page (contract 4): data_latest_date and data_age_hours under `asOfUs` (none = everything). */
+function pageMeta(
+  located: LocatedQuery<PinnableQuery>,
+  page: Page,
+  asOfUs: number | null,
+  extensions: ReadonlyArray<readonly [string, ExtensionValue]>,
+): PageMeta {
+  const { slot, query, gen } = located;
+  const t = asOfUs ?? Infinity;
   const nextCursor = page.next === null ? null : encodeCursor({ generation: gen.number, fingerprint: query.fingerprint, total: page.total, ...page.next });
   return {
-    view: { columns, rows: page.rows, count: page.count, seriesKey: table.seriesKey },
-    meta: {
-      productId: slot.product.id,
-      count: page.count,
-      totalCount: page.total,
-      nextCursor,
-      generation: gen.number,
-      dataLatestDate: table.latestDateByThr.query(t),
-      maxObservedUs: table.maxObservedByThr.query(t),
-      asOfUs: query.asOfUs,
-      extensions: [
-        ['generation', gen.number],
-        ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
-        ['vintage_floor', slot.product.floor],
-        ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
-      ],
-    },
+    productId: slot.product.id,
+    count: page.count,
+    totalCount: page.total,
+    nextCursor,
+    generation: gen.number,
+    dataLatestDate: gen.table.latestDateByThr.query(t),
+    maxObservedUs: gen.table.maxObservedByThr.query(t),
+    asOfUs,
+    extensions,
   };
 }

@@ -61,7 +61,7 @@ export function parseAsOfNs(text: string): bigint | null {
 }
 
 /** A stored time cell (Date32 = 00:00:00Z of that day) as an instant in ns. */
-function instantNs(col: ColumnDef, v: CellValue): bigint {
+export function instantNs(col: ColumnDef, v: CellValue): bigint {
   if (typeof v !== 'number' && typeof v !== 'bigint') throw new Error(`column ${col.name}: not a time value: ${String(v)}`);
   if (col.type === 'date32') return BigInt(v) * NS_PER_DAY;
   return BigInt(v) * NS_PER[col.unit ?? 'us']!;
@@ -183,11 +183,11 @@ export function renderCell(c: ColumnDef, v: CellValue): JsonValue {
   }
 }
 
-function formatDate(days: number): string {
+export function formatDate(days: number): string {
   return new Date(days * 86_400_000).toISOString().slice(0, 10);
 }
 
-function formatTimestamp(ns: bigint, unit: string): string {
+export function formatTimestamp(ns: bigint, unit: string): string {
   const ms = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
   const iso = new Date(Number(ms)).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
   if (unit === 's') return iso.slice(0, 19) + 'Z';
