@@ -3,7 +3,7 @@ import { findProduct } from '../catalog/products.js';
 import { JsonFormatWriter } from '../format/json/json-writer.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { CsvRowRenderer } from '../render/csv-rows.js';
-import { writeArrowPage } from '../format/arrow-page.js';
+import { arrowStreamBytes } from '../format/arrow/ipc-stream.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import { DatasetSlot } from '../server/dataset-slot.js';
 import { loadGeneration } from '../server/load-generation.js';
@@ -27,7 +27,7 @@ import { PageResolver, type Resume } from './page-resolver.js';
  * `data` arrays hold over the whole chain, concatenated. No envelope: retrieved_at,
  * record_id and the cursor describe an HTTP exchange, not the data.
  * csv: see render/csv-rows.ts.
- * arrow: one Arrow IPC stream of every row, the API's arrow format (format/arrow-page.ts),
+ * arrow: one Arrow IPC stream of every row, the API's arrow format (format/arrow/ipc-stream.ts),
  * with the series key in the schema metadata.
  */
 export interface AsOfRequest {
@@ -104,7 +104,7 @@ export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
   if (arrowRows !== null) {
     const columns = gen.table.columns.map((column) => ({ column, at: 'row' as const }));
     const meta = new Map([[SERIES_KEY_METADATA, JSON.stringify(gen.table.seriesKey)]]);
-    await req.out.write(writeArrowPage({ columns, rows: arrowRows, count: rows, seriesKey: gen.table.seriesKey }, meta));
+    await req.out.write(arrowStreamBytes({ columns, rows: arrowRows, count: rows, seriesKey: gen.table.seriesKey }, meta));
   } else if (csv === null) await req.out.write(']\n');
   return { generation: gen.number, rows, pages };
 }

@@ -1,7 +1,7 @@
 import { ByteWriter } from '../../render/byte-writer.js';
 import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
 import { SERIES_KEY_METADATA } from '../../snapshot/arrow-writer.js';
-import { writeArrowPage } from '../arrow-page.js';
+import { writeArrowStream } from './ipc-stream.js';
 import type { FormatWriter } from '../format-writer.js';
 import { CONTENT_TYPES } from '../negotiate.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
@@ -23,7 +23,7 @@ export class ArrowFormatWriter implements FormatWriter {
       [SERIES_KEY_METADATA, JSON.stringify(view.seriesKey)],
       ['pitcache.envelope', envelopeJson(meta, stamp)],
     ]);
-    out.bytes(writeArrowPage(view, metadata));
+    writeArrowStream(out, view, metadata);
   }
 
   writeTail(): void {}
