@@ -3,7 +3,9 @@
  * support/history-fixture.ts (read it first: every expectation below follows from it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EU_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
+import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../src/snapshot/write-generation.js';
+import { ADMIN_KEY, EU_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
 import { expectError, pitSnapshot, rowsOf } from './support/fixtures.js';
 import { HISTORY_PATH, HISTORY_ROWS } from './support/history-fixture.js';
 
@@ -179,5 +181,34 @@ describe('contract 10: walk_forward', () => {
     const post = await h.get(`${WF}?decision_from=2026-02-01&decision_to=2026-02-06`, undefined, { method: 'POST' });
     expectError(post, 405, 'method_not_allowed', undefined);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  // Last: it publishes generation 2, which the tests above do not expect.
+  it('a chain stays on its generation across a refresh (vintages too); a new chain sees the new one', async () => {
+    const wf = `${WF}?decision_from=2026-02-01&decision_to=2026-02-06&window=2&limit=4`;
+    const vin = `${HISTORY_PATH}/vintages?limit=2`;
+    const before = [await lines('decision_from=2026-02-01&decision_to=2026-02-06&window=2'), (await h.get(`${HISTORY_PATH}/vintages`)).body.data];
+    const firstPages = [await h.get(wf), await h.get(vin)];
+    // ops publish generation 2: every value restated, DE 02-02 gone
+    const restated = HISTORY_ROWS.filter((r) => r.tag !== 'DE02-v1' && r.tag !== 'DE02-v2').map((r) => ({ ...r, tag: `g2-${r.tag}` }));
+    await writeGeneration(
+      h.source,
+      { productId: 'gbsi_eu', dataset: 'system_stress' },
+      buildArrowSnapshot(pitSnapshot(['country'], restated), 'file'),
+      2,
+      '2026-11-02T00:00:00Z',
+    );
+    expect((await h.get('/admin/refresh', ADMIN_KEY, { method: 'POST' })).body.changed).toEqual(['gbsi_eu/system_stress']);
+    for (const [i, path] of [wf, vin].entries()) {
+      const pages = [firstPages[i]!];
+      while (pages.at(-1)!.body.has_more) pages.push(await h.get(`${path}&cursor=${pages.at(-1)!.body.next_cursor as string}`));
+      expect(pages.every((p) => p.headers.get('x-generation') === '1')).toBe(true);
+      const rows = pages.flatMap((p) => rowsOf(p));
+      if (i === 0) expect(rows.map((r) => `${String(r.decision_date)} ${String(r.date)} ${String(r.country)} ${String(r.tag)}`)).toEqual(before[0]);
+      else expect(rows).toEqual(before[1]);
+    }
+    const fresh = await lines('decision_from=2026-02-01&decision_to=2026-02-06&window=2');
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(fresh.every((l) => l.includes(' g2-'))).toBe(true);
   });
 });
