@@ -15,6 +15,7 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Alternative } from './alternatives/types.js';
 import type { PageFetcher } from './alternatives/duckdb-postgres-plan.js';
+import { ceilingAlternative } from './alternatives/ceiling.js';
 import { HttpServerAlternative } from './alternatives/http-server.js';
 import { nodeHttpAlternative } from './alternatives/node-http.js';
 import { cliHasWorkers, pitcacheAlternative, type PitcacheOptions } from './alternatives/pitcache.js';
@@ -68,8 +69,14 @@ async function main(): Promise<void> {
   const dataRoot = resolve(a['data-dir'] ?? join(root, 'bench/.data'));
   const out = resolve(a.out ?? (quick ? join(dataRoot, 'RESULTS-quick.md') : join(root, 'bench/RESULTS.md')));
   const json = out.replace(/\.md$/, '') + '.json';
+  // Sections written by hand after a run (follow-ups, the formats and walk-forward benches)
+  // sit below KEPT_MARKER in RESULTS.md: a new run re-renders what is above and keeps them.
+  const kept = await readFile(out, 'utf8').then(
+    (text) => (text.includes(KEPT_MARKER) ? `\n${text.slice(text.indexOf(KEPT_MARKER))}` : ''),
+    () => '',
+  );
   if (a['render-only']) {
-    await writeFile(out, renderMarkdown(JSON.parse(await readFile(json, 'utf8')) as BenchResults));
+    await writeFile(out, renderMarkdown(JSON.parse(await readFile(json, 'utf8')) as BenchResults) + kept);
     log(`re-rendered ${relative(root, out)} from ${relative(root, json)}`);
     return;
   }
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
     res.finishedAt = new Date().toISOString();
     await mkdir(resolve(out, '..'), { recursive: true });
     await writeFile(json, JSON.stringify(res, null, 2) + '\n');
-    await writeFile(out, renderMarkdown(res));
+    await writeFile(out, renderMarkdown(res) + kept);
   };
 
   const main = await ensureData(dataRoot, 'main', quick, log);
@@ -136,10 +143,24 @@ async function main(): Promise<void> {
       { key: 'postgres', make: () => optional('./alternatives/postgres.js') },
     ];
     const chosen: Alternative[] = [];
+    /** pitcache alternatives -> the ceiling that matches them (workers, CPUs) */
+    const ceilings = new Map<Alternative, (bytes: number) => ReturnType<typeof ceilingAlternative>>();
     for (const x of alts.filter((x) => only === null || only.has(x.key))) {
       const alt = await x.make();
       if (typeof alt === 'string') res.alternatives.push({ name: x.key, skipped: alt, runs: {} });
       else chosen.push(alt);
+      if (typeof alt !== 'string' && x.key.startsWith('pitcache')) {
+        const two = x.key === 'pitcache-2';
+        const cpus = two ? bothCpus : serverCpus;
+        ceilings.set(alt, (bytes) =>
+          ceilingAlternative({
+            bytes,
+            workers: two ? 2 : 1,
+            ...(cpus === undefined ? {} : { serverCpus: cpus }),
+            ...(otherCpus === undefined ? {} : { wrkCpus: otherCpus }),
+          }),
+        );
+      }
       // The SQL systems first prove they answer the contract's rows, on a fresh instance of their own.
       if (typeof alt !== 'string' && !skip.has('parity') && isPageFetcher(alt)) {
         const fresh = await x.make();
@@ -151,7 +172,7 @@ async function main(): Promise<void> {
       log('writing CSV side files for the SQL alternatives (once)');
       for (const ds of main.datasets) await ds.csvPath();
     }
-    await runThroughput(ctx, chosen, main, workloads, res, save);
+    await runThroughput(ctx, (alt, bytes) => ceilings.get(alt)?.(bytes) ?? null, chosen, main, workloads, res, save);
   }
   if (!skip.has('scale')) await runScale(ctx, dataRoot, queryCount, () => pitcache({ workers: 1, ...wrkSide }), res, save);
   if (!skip.has('s3')) {
@@ -177,6 +198,8 @@ async function main(): Promise<void> {
   await save();
   log(`wrote ${relative(root, out)} and ${relative(root, json)}`);
 }
+
+const KEPT_MARKER = '<!-- Written by hand below this line: npm run bench keeps it. -->';
 
 /** An alternative module another engineer provides; its absence is a note, not a failure. */
 function isPageFetcher(alt: Alternative): alt is Alternative & PageFetcher {

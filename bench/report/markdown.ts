@@ -12,6 +12,8 @@ const mib = (b: number | undefined | null): string => (b === undefined || b === 
 const ratio = (a: number, b: number): string =>
   Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${a / b >= 100 ? f(a / b, 0) : (a / b).toFixed(2)}x` : 'n/a';
 
+const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
+
 function outcome<T>(o: Outcome<T> | undefined, ok: (v: T) => string, cols: number): string {
   if (o === undefined) return `| ${Array(cols).fill('not run').join(' | ')} |`;
   if (!o.ok) return `| failed: ${o.error.split('\n')[0]!.slice(0, 160)} |${' |'.repeat(cols - 1)}`;
@@ -56,21 +58,29 @@ export function renderMarkdown(res: BenchResults): string {
     L.push(
       `### ${w.name}`,
       '',
-      `| alternative | req/s | p50 ms | p99 ms | rows/s | MiB/s | errors | best pitcache (${best?.name ?? 'n/a'}) ÷ this |`,
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      `| alternative | req/s | p50 ms | p99 ms | rows/s | MiB/s | errors | best pitcache (${best?.name ?? 'n/a'}) ÷ this | share of its ceiling's req/s | p99 ÷ ceiling p99 |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const a of res.alternatives) {
       if (a.skipped !== undefined) continue;
       const o = a.runs[w.name];
+      const c = a.ceilings?.[w.name];
+      const vsCeiling = (r: RunResult): string =>
+        c === undefined ? '| | ' : c.ok ? `| ${pct(reqPerSec(r) / reqPerSec(c))} | ${ratio(r.p99Ms, c.p99Ms)} ` : '| ceiling failed | ';
       L.push(
         `| ${a.name} ` +
           outcome(
             o,
             (r) =>
-              `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))} |`,
-            7,
+              `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))} ${vsCeiling(r)}|`,
+            9,
           ),
       );
+      if (c?.ok === true) {
+        L.push(
+          `| ↳ its ceiling (uWS, fixed ${f(c.bodyBytes)} B body) | ${f(reqPerSec(c))} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | | | ${f(c.errors)} | | 100% | 1.00x |`,
+        );
+      }
     }
     L.push('');
   }

@@ -24,6 +24,11 @@ export interface AlternativeResults {
   loads?: DatasetLoad[];
   memoryAfterRuns?: MemoryReading | null;
   runs: Partial<Record<WorkloadName, Outcome<RunResult>>>;
+  /**
+   * The uWS ceiling (issue 11.1) for each workload this alternative ran: a fixed body of
+   * its mean answer size, the same worker count and CPUs, the same wrk script, same run.
+   */
+  ceilings?: Partial<Record<WorkloadName, Outcome<RunResult & { bodyBytes: number }>>>;
 }
 
 export interface CrossCheck {

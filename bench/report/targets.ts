@@ -41,6 +41,28 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
     });
   }
 
+  // Issue 11: each pitcache workload against its own ceiling (same run, same workers, same script).
+  for (const [w, share, p99x] of [
+    ['walk-forward-series', 0.6, 2],
+    ['walk-forward-loop', 0.8, null],
+  ] as const) {
+    const b = bestPitcache(res, w);
+    const alt = b === null ? undefined : res.alternatives.find((a) => a.name === b.name);
+    const c = alt?.ceilings?.[w];
+    const label = `${w} >= ${share * 100}% of the uWS ceiling's req/s${p99x === null ? '' : ` with p99 <= ${p99x}x the ceiling's`}`;
+    if (b === null || c === undefined || !c.ok) {
+      checks.push({ target: label, measured: 'not measured', met: null });
+      continue;
+    }
+    const got = reqPerSec(b.run) / reqPerSec(c);
+    const p99 = b.run.p99Ms / c.p99Ms;
+    checks.push({
+      target: label,
+      measured: `${(got * 100).toFixed(0)}%, p99 ${p99.toFixed(2)}x (${b.name}; ceiling ${Math.round(reqPerSec(c)).toLocaleString('en-US')} req/s, ${c.bodyBytes} B)`,
+      met: got >= share && (p99x === null || p99 <= p99x),
+    });
+  }
+
   const small = res.scale.find((p) => p.name.endsWith('1m'));
   const large = res.scale.find((p) => p.name.endsWith('50m'));
   if (small?.result.ok && large?.result.ok) {

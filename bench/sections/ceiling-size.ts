@@ -3,14 +3,15 @@
  * pitcache's own answers to that workload's paths, sampled once before the timed run, so the
  * ceiling moves exactly as many bytes per request as pitcache does.
  */
-export async function meanAnswerBytes(baseUrl: string, paths: readonly string[], sample = 200): Promise<number> {
+export async function meanAnswerBytes(baseUrl: string, paths: readonly string[], headers: Record<string, string>, sample = 200): Promise<number> {
   if (paths.length === 0) throw new Error('ceiling: no paths to sample');
   const n = Math.min(sample, paths.length);
   // Evenly spread over the workload, not its head: page walks grow and shrink along the list.
   const step = paths.length / n;
   let total = 0;
   for (let i = 0; i < n; i++) {
-    const r = await fetch(baseUrl + paths[Math.floor(i * step)]!);
+    const r = await fetch(baseUrl + paths[Math.floor(i * step)]!, { headers: { 'accept-encoding': 'identity', ...headers } });
+    if (r.status !== 200) throw new Error(`ceiling: ${paths[Math.floor(i * step)]!} answered ${r.status}`);
     total += (await r.arrayBuffer()).byteLength;
   }
   return Math.round(total / n);

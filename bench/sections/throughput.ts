@@ -2,9 +2,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Alternative, BenchData, BenchQuery, WorkloadName } from '../alternatives/types.js';
+import type { Alternative, BenchData, BenchQuery, RunResult, WorkloadName } from '../alternatives/types.js';
 import { HttpServerAlternative } from '../alternatives/http-server.js';
-import type { AlternativeResults, BenchResults } from '../report/model.js';
+import type { AlternativeResults, BenchResults, Outcome } from '../report/model.js';
+import { meanAnswerBytes } from './ceiling-size.js';
 import { toPath, WORKLOADS } from '../workloads.js';
 
 export interface RunContext {
@@ -17,8 +18,12 @@ export interface RunContext {
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** The ceiling server for an alternative's answers of `bytes` (same workers and CPUs), or null when it has none. */
+export type CeilingFor = (alt: Alternative, bytes: number) => HttpServerAlternative | null;
+
 export async function runThroughput(
   ctx: RunContext,
+  ceilingFor: CeilingFor,
   alternatives: readonly Alternative[],
   data: BenchData,
   workloads: Record<WorkloadName, BenchQuery[]>,
@@ -61,6 +66,10 @@ export async function runThroughput(
           ctx.log(
             `${alt.name} ${w}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors`,
           );
+          if (alt instanceof HttpServerAlternative) {
+            const c = await ceilingRun(alt, ceilingFor, w, workloads[w], data, ctx);
+            if (c !== null) (out.ceilings ??= {})[w] = c;
+          }
         } catch (e) {
           out.runs[w] = { ok: false, error: errorText(e) };
           ctx.log(`${alt.name} ${w}: failed: ${errorText(e).split('\n')[0]}`);
@@ -91,6 +100,39 @@ async function crossCheck(alt: Alternative, workloads: Record<WorkloadName, Benc
         entry.totals[alt.name] = `error: ${errorText(e).split('\n')[0]}`;
       }
     }
+  }
+}
+
+/**
+ * The same workload against the ceiling server answering a fixed body of this
+ * alternative's mean answer size (sampled from its own answers just now), started after
+ * the alternative's run so the two never share the CPUs.
+ */
+async function ceilingRun(
+  alt: HttpServerAlternative,
+  ceilingFor: CeilingFor,
+  w: WorkloadName,
+  queries: readonly BenchQuery[],
+  data: BenchData,
+  ctx: RunContext,
+): Promise<Outcome<RunResult & { bodyBytes: number }> | null> {
+  let bodyBytes: number;
+  try {
+    bodyBytes = await meanAnswerBytes(alt.baseUrl, queries.map(toPath), { 'x-api-key': data.apiKey });
+  } catch (e) {
+    return { ok: false, error: errorText(e) };
+  }
+  const c = ceilingFor(alt, bodyBytes);
+  if (c === null) return null;
+  try {
+    await c.setup(data);
+    const r = await c.run(w, queries, { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
+    ctx.log(`  ceiling for ${w} (${bodyBytes} B): ${(r.requests / r.seconds).toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(2)} ms`);
+    return { ok: true, ...r, bodyBytes };
+  } catch (e) {
+    return { ok: false, error: errorText(e) };
+  } finally {
+    await c.teardown().catch(() => undefined);
   }
 }
 
