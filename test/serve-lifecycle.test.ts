@@ -55,8 +55,9 @@ function get(url: string, key: string | null = TEST_KEY): Promise<number> {
   });
 }
 
-const serve = (drainSeconds: number): Promise<ServeProcess> =>
+const serve = (drainSeconds: number, extra: string[] = []): Promise<ServeProcess> =>
   startServeProcess([
+    ...extra,
     '--source',
     join(dir, 'src'),
     '--keys',
@@ -71,10 +72,14 @@ const serve = (drainSeconds: number): Promise<ServeProcess> =>
 
 describe('pitcache serve on SIGTERM', () => {
   it('fails readiness at once, answers data requests through the drain, then closes and exits 0 within its bound', async () => {
-    proc = await serve(2);
+    proc = await serve(3, ['--metrics-port', '0', '--datasets', 'pemi/*,glmi/*']);
     const p = proc;
     expect(await get(`${p.url}/readyz`, null)).toBe(200);
     expect(await get(`${p.url}/pemi/grid_stress`)).toBe(200);
+    // The flags reach the server: a shard, and a keyless metrics port.
+    expect(await get(`${p.url}/gbsi_eu/system_stress`)).toBe(404);
+    expect(p.metricsPort).not.toBeNull();
+    expect(await get(`http://127.0.0.1:${p.metricsPort}/metrics`, null)).toBe(200);
 
     const signalledAt = Date.now();
     p.child.kill('SIGTERM');
@@ -89,17 +94,19 @@ describe('pitcache serve on SIGTERM', () => {
     expect(ready.length).toBeGreaterThan(4);
     expect(new Set(ready)).toEqual(new Set([503]));
     expect(new Set(data)).toEqual(new Set([200]));
+    // Scrapers still reach the metrics port while the replica drains.
+    expect(await get(`http://127.0.0.1:${p.metricsPort}/metrics`, null)).toBe(200);
 
     const { code, signal } = await p.exited;
     const took = Date.now() - signalledAt;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     // Not before the drain, and well within drain + grace (10 s) + close bound (5 s).
-    expect(took).toBeGreaterThanOrEqual(2000);
-    expect(took).toBeLessThan(2000 + 10_000);
+    expect(took).toBeGreaterThanOrEqual(3000);
+    expect(took).toBeLessThan(3000 + 10_000);
     const events = p.logs().map((l) => l.msg);
     expect(events.indexOf('draining')).toBeLessThan(events.indexOf('closing listeners'));
     expect(events.at(-1)).toBe('stopped');
-    expect(p.logs().find((l) => l.msg === 'draining')).toMatchObject({ signal: 'SIGTERM', drain_seconds: 2 });
+    expect(p.logs().find((l) => l.msg === 'draining')).toMatchObject({ signal: 'SIGTERM', drain_seconds: 3 });
     // The listeners are gone.
     await expect(get(`${p.url}/healthz`, null)).rejects.toThrow(/ECONNREFUSED/);
   }, 60_000);
