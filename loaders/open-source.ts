@@ -24,7 +24,9 @@ export function openLocation(location: string, s3: S3Access = {}): { source: Sna
   const parsed = parseStoreLocation(location);
   if (typeof parsed === 'string') throw new Error(`${JSON.stringify(location)}: ${parsed}`);
   const cut = location.lastIndexOf('/');
-  return { source: openSource(location.slice(0, cut) || '/', s3), name: location.slice(cut + 1) };
+  // A bare file name (`keys.json`) lives in the working directory.
+  const folder = cut < 0 ? '.' : location.slice(0, cut) || '/';
+  return { source: openSource(folder, s3), name: location.slice(cut + 1) };
 }
 
 /** Reads one whole object named by a location (a keys file on S3 or on disk). */

@@ -159,3 +159,66 @@ describe('rateLimitHeaders', () => {
     ]);
   });
 });
+
+describe('a reloaded keys file (KeyRegistry.replace, RateLimiter.stateFor and replace)', () => {
+  const reloaded = parseKeysFile(
+    JSON.stringify({
+      keys: [
+        { id: 'new', key: 'k-new', products: '*', rate_limit: { per_second: 1, burst: 3 } },
+        { id: 'limited', key: 'k-limited', products: '*', rate_limit: { per_second: 2, burst: 5 } },
+        { id: 'slow', key: 'k-slow', products: '*', rate_limit: { per_second: 1, burst: 2 } },
+      ],
+    }),
+    'reloaded',
+  );
+
+  it('keeps the buckets of keys whose id and limit stay, starts new and changed keys full, and moves indices', () => {
+    const clock = new ManualClock(T0);
+    const keys = new KeyRegistry(config);
+    const limiter = new RateLimiter(keys, clock);
+    for (let i = 0; i < 5; i++) limiter.take(0); // 'limited' spent
+    limiter.take(2); // 'slow' spent
+    expect(take(limiter, 0).allowed).toBe(false);
+    expect(keys.authenticate('k-free')).toBe(1); // cached: the reload must not keep this answer
+
+    const next = new KeyRegistry(reloaded);
+    const state = limiter.stateFor(keys, next);
+    keys.replace(next);
+    limiter.replace(keys, state);
+
+    expect(keys.size).toBe(3);
+    expect(keys.authenticate('k-free')).toBe(-1);
+    expect(keys.authenticate('k-limited')).toBe(1);
+    expect(keys.id(keys.authenticate('k-new'))).toBe('new');
+    // 'limited' kept its (empty) bucket: a reload is no way to refill a budget.
+    expect(take(limiter, 1)).toMatchObject({ allowed: false, limit: 5 });
+    // 'slow' changed its limit: a fresh bucket of the new burst.
+    expect(take(limiter, 2)).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
+    expect(take(limiter, 0)).toMatchObject({ allowed: true, limit: 3, remaining: 2 });
+    clock.advance(500);
+    expect(take(limiter, 1)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('a limiter on another thread attached to the new buckets shares them', () => {
+    const clock = new ManualClock(T0);
+    const keys = new KeyRegistry(config);
+    const a = new RateLimiter(keys, clock);
+    const b = new RateLimiter(new KeyRegistry(config), clock, a.state);
+    const next = new KeyRegistry(reloaded);
+    const state = a.stateFor(keys, next);
+    keys.replace(next);
+    a.replace(keys, state);
+    b.replace(next, state);
+    for (let i = 0; i < 3; i++) expect(a.take(0).allowed).toBe(true);
+    expect(b.take(0).allowed).toBe(false);
+  });
+
+  it('an unlimited key set after a limited one pays nothing per request', () => {
+    const clock = new ManualClock(T0);
+    const keys = new KeyRegistry(config);
+    const limiter = new RateLimiter(keys, clock);
+    const free = new KeyRegistry(parseKeysFile(JSON.stringify({ keys: [{ id: 'free', key: 'k-free', products: '*' }] }), 'free'));
+    limiter.replace(free, limiter.stateFor(keys, free));
+    expect(take(limiter, 0)).toMatchObject({ allowed: true, limited: false });
+  });
+});

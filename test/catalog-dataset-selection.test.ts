@@ -32,7 +32,7 @@ describe('--datasets selection', () => {
     expect(() => DatasetSelection.parse('gbsi_us/')).toThrow(/is not product\/dataset/);
     expect(() => DatasetSelection.parse('g*s/*')).toThrow(/is not product\/dataset/);
     expect(() => DatasetSelection.parse('pemi/grid')).toThrow(
-      /^--datasets: "pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*, wssi_us\/demand_shock\)$/,
+      /^"pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*, wssi_us\/demand_shock\)$/,
     );
     expect(() => DatasetSelection.parse('pemi/grid_stress,,glmi/*')).toThrow(/"" is not product\/dataset/);
   });

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { DatasetSelection } from '../src/catalog/dataset-selection.js';
 import type { ServeConfig } from '../src/config/serve-config.js';
 import { parseServeConfig } from '../src/config/serve-config.js';
 
@@ -14,6 +15,9 @@ const SOURCE_DEFAULTS = {
   workers: availableParallelism(),
   responseCacheBytes: 64 * 1024 * 1024,
   rowCacheBytes: 64 * 1024 * 1024,
+  datasets: DatasetSelection.all(),
+  metricsPort: null,
+  drainMs: 10_000,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -65,6 +69,12 @@ describe('parseServeConfig', () => {
       '0',
       '--row-cache-mb',
       '8',
+      '--datasets',
+      'gbsi_us/*,pemi/grid_stress',
+      '--metrics-port',
+      '9090',
+      '--drain-seconds',
+      '0',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -79,7 +89,17 @@ describe('parseServeConfig', () => {
       workers: 3,
       responseCacheBytes: 0,
       rowCacheBytes: 8 * 1024 * 1024,
+      datasets: DatasetSelection.parse('gbsi_us/*,pemi/grid_stress'),
+      metricsPort: 9090,
+      drainMs: 0,
     });
+    expect(config.datasets.list()).toEqual([
+      'gbsi_us/system_stress',
+      'gbsi_us/balance_momentum',
+      'gbsi_us/storage_surprise',
+      'gbsi_us/backtest_summary',
+      'pemi/grid_stress',
+    ]);
   });
 
   it('reads every option from environment variables', () => {
@@ -98,6 +118,9 @@ describe('parseServeConfig', () => {
       PITCACHE_WORKERS: '1',
       PITCACHE_RESPONSE_CACHE_MB: '16',
       PITCACHE_ROW_CACHE_MB: '0',
+      PITCACHE_DATASETS: '*/system_stress',
+      PITCACHE_METRICS_PORT: '0',
+      PITCACHE_DRAIN_SECONDS: '3600',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -112,6 +135,9 @@ describe('parseServeConfig', () => {
       workers: 1,
       responseCacheBytes: 16 * 1024 * 1024,
       rowCacheBytes: 0,
+      datasets: DatasetSelection.parse('*/system_stress'),
+      metricsPort: 0,
+      drainMs: 3_600_000,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });
@@ -204,12 +230,23 @@ describe('parseServeConfig', () => {
       { argv: [...DATA, '--cache-dir='], names: ['--cache-dir'] },
       { argv: [...DATA, '--workers', '0'], names: ['--workers'] },
       { argv: DATA, env: { PITCACHE_WORKERS: 'all' }, names: ['PITCACHE_WORKERS', '--workers'] },
+      { argv: [...DATA, '--datasets', 'pemi'], names: ['--datasets'] },
+      { argv: DATA, env: { PITCACHE_DATASETS: 'nope/*' }, names: ['PITCACHE_DATASETS', '--datasets'] },
+      { argv: [...DATA, '--metrics-port', '65536'], names: ['--metrics-port'] },
+      { argv: [...DATA, '--drain-seconds', '3601'], names: ['--drain-seconds'] },
     ];
     for (const { argv, env, names } of cases) {
       const message = fail(argv, env);
       expect(message.split('\n'), JSON.stringify(argv)).toHaveLength(1);
       for (const name of names) expect(message, JSON.stringify({ argv, env })).toContain(name);
     }
+  });
+
+  it('says what is wrong with a --datasets pattern', () => {
+    expect(fail([...DATA, '--datasets', 'pemi/grid'])).toMatch(
+      /^--datasets: "pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*\), got "pemi\/grid"$/,
+    );
+    expect(fail([...DATA, '--datasets', 'pemi/*,glmi'])).toMatch(/^--datasets: "glmi" is not product\/dataset/);
   });
 
   it('keeps a bad value with a newline on one line', () => {

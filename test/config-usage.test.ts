@@ -22,6 +22,9 @@ const SERVE_FLAGS = [
   '--workers',
   '--response-cache-mb',
   '--row-cache-mb',
+  '--datasets',
+  '--metrics-port',
+  '--drain-seconds',
 ];
 const SERVE_ENVS = SERVE_FLAGS.map((f) => 'PITCACHE_' + f.slice(2).replace(/-/g, '_').toUpperCase());
 
@@ -53,6 +56,8 @@ describe('option table', () => {
     expect(rows.find((r) => r.flag === '--port')?.default).toBe('8080');
     expect(rows.find((r) => r.flag === '--host')?.default).toBe('127.0.0.1');
     expect(rows.find((r) => r.flag === '--source')?.default).toBeUndefined();
+    expect(rows.find((r) => r.flag === '--drain-seconds')?.default).toBe('10');
+    expect(rows.find((r) => r.flag === '--metrics-port')?.default).toBeUndefined();
     for (const r of rows) expect(r.description.length).toBeGreaterThan(10);
   });
 

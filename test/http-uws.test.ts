@@ -355,6 +355,49 @@ describe('uws-server', () => {
     expect(socket.destroyed).toBe(true);
   });
 
+  it('stopListening() refuses new connections, answers the open ones (asking them to close), and idle() waits for the answer in flight', async () => {
+    const slow = deferred<HttpResponse>();
+    const server = await start((req) => (req.path === '/slow' ? slow.promise : ok('quick')));
+    expect(server.idle()).toBeInstanceOf(Promise);
+    await server.idle(); // nothing in flight: resolves at once
+
+    // A kept-alive connection, and an answer in flight on another one.
+    const kept = net.connect(server.port, HOST);
+    kept.on('error', () => undefined);
+    const [before] = await new Promise<RawResponse[]>((resolve) => {
+      kept.once('data', (b: Buffer) => resolve([{ statusLine: b.toString().split('\r\n')[0]!, headers: new Map(), body: b }]));
+      kept.write(get('/'));
+    });
+    expect(before!.statusLine).toBe('HTTP/1.1 200 OK');
+    const inFlight = rawExchange(server.port, get('/slow'), [false]);
+    await new Promise((r) => setTimeout(r, 50));
+
+    server.stopListening();
+    server.stopListening(); // idempotent
+    let idle = false;
+    const idled = server.idle().then(() => (idle = true));
+    await expect(rawExchange(server.port, get('/'), [false])).rejects.toThrow(/ECONNREFUSED/);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(idle).toBe(false);
+
+    // The open connection is still answered, and told to close.
+    const closed = new Promise<void>((resolve) => kept.once('close', () => resolve()));
+    const again = await new Promise<string>((resolve) => {
+      kept.once('data', (b: Buffer) => resolve(b.toString()));
+      kept.write(get('/'));
+    });
+    expect(again).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(again.toLowerCase()).toContain('connection: close');
+    expect(again.endsWith('quick')).toBe(true);
+    await closed;
+
+    slow.resolve(ok('finally'));
+    const [r] = await inFlight;
+    expect(r!.body.toString()).toBe('finally');
+    await idled;
+    expect(idle).toBe(true);
+  });
+
   it('listen rejects with a clear error when the port is taken', async () => {
     const first = await start(() => ok('a'));
     await expect(listen(() => ok('b'), { host: HOST, port: first.port })).rejects.toThrow(new RegExp(`could not listen on ${HOST}:${first.port}`));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Shutdown, type ShutdownHooks } from '../src/lifecycle/shutdown.js';
+import { ServeSignals, type Stoppable } from '../src/lifecycle/signals.js';
+import { silentLogger } from '../src/log/logger.js';
 import { ManualClock } from '../src/time/clock.js';
 import { ManualTimers } from './support/s3-harness.js';
 
@@ -67,5 +69,87 @@ describe('shutdown on SIGTERM', () => {
     await flush();
     s.signal('SIGTERM');
     expect(w.events).toEqual(['not-ready@0', 'exit(0)@0']);
+  });
+});
+
+describe('the serve process signals (ServeSignals)', () => {
+  function process() {
+    const listeners = new Map<string, () => void>();
+    const events: string[] = [];
+    const exits: number[] = [];
+    const clock = new ManualClock(0);
+    const timers = new ManualTimers(clock);
+    const server: Stoppable = {
+      drain: () => void events.push(`drain@${clock.now()}`),
+      stopListening: async () => void events.push(`stop-listening@${clock.now()}`),
+      idle: async () => void events.push('idle'),
+      close: async () => void events.push('close'),
+    };
+    const signals = new ServeSignals(
+      (signal, listener) => listeners.set(signal, listener),
+      (code) => exits.push(code),
+    );
+    let reloads = 0;
+    const serve = (reload: boolean) =>
+      signals.serve({
+        server,
+        drainMs: 5_000,
+        graceMs: 10_000,
+        closeMs: 5_000,
+        reloadKeys: reload ? async () => void reloads++ : null,
+        log: silentLogger,
+        timers,
+        exitNow: (code) => exits.push(code),
+      });
+    return { send: (s: string) => listeners.get(s)!(), listeners, events, exits, timers, serve, reloads: () => reloads };
+  }
+
+  it('listens before the server runs; a SIGTERM during start-up drains once it runs, then the serve promise gives 0', async () => {
+    const p = process();
+    expect([...p.listeners.keys()].sort()).toEqual(['SIGHUP', 'SIGINT', 'SIGTERM']);
+    p.send('SIGTERM');
+    expect(p.events).toEqual([]);
+    const done = p.serve(true);
+    expect(p.events).toEqual(['drain@0']);
+    p.timers.fire();
+    expect(await done).toBe(0);
+    expect(p.events).toEqual(['drain@0', 'stop-listening@5000', 'idle', 'close']);
+    expect(p.exits).toEqual([]);
+  });
+
+  it('a second stop signal during start-up leaves at once', () => {
+    const p = process();
+    p.send('SIGHUP');
+    p.send('SIGINT');
+    expect(p.exits).toEqual([]);
+    p.send('SIGTERM');
+    expect(p.exits).toEqual([0]);
+  });
+
+  it('a second signal once serving closes the server, then leaves at once (the serve promise never settles)', async () => {
+    const p = process();
+    let settled = false;
+    void p.serve(true).then(() => (settled = true));
+    p.send('SIGTERM');
+    p.send('SIGTERM');
+    await flush();
+    expect(p.events).toEqual(['drain@0', 'close']);
+    expect(p.exits).toEqual([0]);
+    expect(settled).toBe(false);
+  });
+
+  it('SIGHUP reloads the keys file, early or not; without one it is only logged', async () => {
+    const p = process();
+    p.send('SIGHUP');
+    void p.serve(true);
+    expect(p.reloads()).toBe(1);
+    p.send('SIGHUP');
+    expect(p.reloads()).toBe(2);
+    expect(p.events).toEqual([]);
+    const q = process();
+    void q.serve(false);
+    q.send('SIGHUP');
+    expect(q.events).toEqual([]);
+    expect(q.exits).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { prometheusText } from '../src/metrics/aggregate.js';
-import { RequestMetrics } from '../src/metrics/request-metrics.js';
+import { RequestMetrics, endpointOfPattern } from '../src/metrics/request-metrics.js';
 
 /** promtool from Debian's prometheus package (.ci/run installs it). */
 function promtoolCheck(text: string): string {
@@ -63,5 +63,21 @@ describe('request metrics of a serving thread', () => {
     expect(text).toContain('pitcache_event_loop_lag_max_seconds{thread="0"}');
     expect(text).toContain('pitcache_event_loop_lag_max_seconds{thread="1"}');
     expect(promtoolCheck(text)).toBe('');
+  });
+
+  it("takes the caches' own totals before a scrape (set, not added), and labels routes by their pattern", async () => {
+    const m = new RequestMetrics([], '0');
+    m.setCacheTotals('response', { hits: 7, misses: 3, evictions: 1 });
+    m.setCacheTotals('response', { hits: 9, misses: 4, evictions: 1 });
+    m.setCacheTotals('row', { hits: 100, misses: 20, evictions: 5 });
+    const text = await m.registry().metrics();
+    m.close();
+    expect(sample(text, 'pitcache_cache_events_total{cache="response",event="hit"}')).toBe(9);
+    expect(sample(text, 'pitcache_cache_events_total{cache="response",event="miss"}')).toBe(4);
+    expect(sample(text, 'pitcache_cache_events_total{cache="row",event="miss"}')).toBe(20);
+    expect(sample(text, 'pitcache_cache_events_total{cache="row",event="eviction"}')).toBe(5);
+    expect(
+      ['/{product}/{dataset}', '/{product}/{dataset}/walk_forward', '/{product}/{dataset}/vintages', '/metrics', '/readyz'].map(endpointOfPattern),
+    ).toEqual(['data', 'walk_forward', 'vintages', 'other', 'other']);
   });
 });

@@ -100,6 +100,9 @@ describe('the OpenAPI document', () => {
     ['/openapi.json', 'get', '/openapi.json', null],
     ['/admin/status', 'get', '/admin/status', ADMIN_KEY],
     ['/admin/status', 'get', '/admin/status', TEST_KEY],
+    ['/metrics', 'get', '/metrics', ADMIN_KEY],
+    ['/metrics', 'get', '/metrics', TEST_KEY],
+    ['/metrics', 'get', '/metrics', null],
   ])('%s %s: %s (key %s) matches its declared schema', async (template, method, path, key) => {
     expect(await check(template, method, await get(path, key))).toEqual([]);
   });

@@ -1,7 +1,6 @@
 /** pitcache itself: `node dist/src/cli/main.js serve` on the generated source, driven by wrk. */
-import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { HttpServerAlternative } from './http-server.js';
+import { cliServeKnows, noDrainArgs } from '../lib/cli-flags.js';
 import { cliPath } from '../lib/paths.js';
 
 export interface PitcacheOptions {
@@ -22,9 +21,7 @@ export interface PitcacheOptions {
 
 /** Whether this build of the CLI knows `serve --workers`. */
 export function cliHasWorkers(): boolean {
-  if (!existsSync(cliPath())) return false;
-  const r = spawnSync(process.execPath, [cliPath(), 'serve', '--help'], { encoding: 'utf8' });
-  return /--workers\b/.test(r.stdout);
+  return cliServeKnows('--workers');
 }
 
 export function pitcacheAlternative(o: PitcacheOptions = {}): HttpServerAlternative {
@@ -50,6 +47,7 @@ export function pitcacheAlternative(o: PitcacheOptions = {}): HttpServerAlternat
       '--refresh-interval',
       '0',
       ...(workers === undefined ? [] : ['--workers', String(workers)]),
+      ...noDrainArgs(),
       ...(o.extraArgs ?? []),
     ],
     ...(o.env === undefined ? {} : { env: o.env }),

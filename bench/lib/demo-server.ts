@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDemoData } from '../../loaders/demo/ensure-demo.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { noDrainArgs } from './cli-flags.js';
 import { cliPath, repoRoot } from './paths.js';
 import { freePort, spawnLogged, waitFor200, type Spawned } from './proc.js';
 
@@ -35,6 +36,7 @@ export async function startDemoServer(name: string, extraArgs: readonly string[]
     '--no-access-log',
     '--log-level',
     'warn',
+    ...noDrainArgs(),
     ...extraArgs,
   ]);
   const base = `http://127.0.0.1:${port}`;

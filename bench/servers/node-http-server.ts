@@ -56,7 +56,7 @@ async function main(): Promise<number> {
     clock: systemClock,
     ids: new RequestIds(),
     log,
-    admin: createAdminOps(registry, loader),
+    admin: createAdminOps(registry, loader, () => Promise.resolve('# this benchmark server keeps no metrics\n')),
     // The same caches as `pitcache serve` with these flags, one thread: only the HTTP layer differs.
     responseCacheBytes: config.responseCacheBytes,
     rowCacheBytes: config.rowCacheBytes,

@@ -14,30 +14,32 @@ const ALL_PRODUCTS = 0xffff_ffff | 0;
 
 /**
  * The keys of a keys file, answering "who is this?" once per request with a dense index,
- * then "may they?" by index. Immutable: a new keys file means a new registry.
+ * then "may they?" by index. A reloaded keys file is swapped in whole with `replace`
+ * (between requests: a serving thread applies it from its message loop), so every holder
+ * of the registry (the handler, the routes, the rate limiter) sees the new keys at once.
  *
  * Secrets live in private fields only and inspect/toString/JSON print a count, so neither a
  * log line nor a debugger dump of the registry shows a key or a presented string.
  */
 export class KeyRegistry {
-  readonly size: number;
-  readonly #byHash: Map<string, number>;
-  readonly #ids: readonly string[];
-  readonly #admin: Uint8Array;
-  readonly #entitlements: Int32Array;
-  readonly #rateLimits: ReadonlyArray<RateLimit | null>;
-  readonly #byId: Map<string, number>;
+  #size: number;
+  #byHash: Map<string, number>;
+  #ids: readonly string[];
+  #admin: Uint8Array;
+  #entitlements: Int32Array;
+  #rateLimits: ReadonlyArray<RateLimit | null>;
+  #byId: Map<string, number>;
   /**
    * Presented string -> index (or -1), so a steady stream of requests skips the SHA-256. Misses
    * are cached too (a client retrying a bad key costs nothing); the LRU bound caps what a flood
-   * of random keys can take, and it can only evict entries, never change an answer, because
-   * the registry never changes.
+   * of random keys can take, and it can only evict entries, never change an answer: `replace`
+   * brings a new cache with the new keys.
    */
-  readonly #cache: LRUCache<string, number> | null;
+  #cache: LRUCache<string, number> | null;
 
   constructor(cfg: KeysConfig, options: { cacheSize?: number } = {}) {
     const n = cfg.keys.length;
-    this.size = n;
+    this.#size = n;
     this.#byHash = new Map();
     this.#byId = new Map();
     this.#admin = new Uint8Array(n);
@@ -58,6 +60,22 @@ export class KeyRegistry {
     this.#rateLimits = limits;
     const cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     this.#cache = cacheSize > 0 ? new LRUCache<string, number>({ max: cacheSize }) : null;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Takes the keys of `next` (a reloaded keys file); indices are `next`'s from now on. */
+  replace(next: KeyRegistry): void {
+    this.#size = next.#size;
+    this.#byHash = next.#byHash;
+    this.#ids = next.#ids;
+    this.#admin = next.#admin;
+    this.#entitlements = next.#entitlements;
+    this.#rateLimits = next.#rateLimits;
+    this.#byId = next.#byId;
+    this.#cache = next.#cache;
   }
 
   /**

@@ -53,10 +53,10 @@ const EPS = 1e-9;
  * to a coordinating thread, and a key's limit holds across threads.
  */
 export class RateLimiter {
-  readonly state: RateLimiterState;
+  private _state: RateLimiterState;
   /** 0 = unlimited; bucket parameters are per index so the hot path reads arrays only. */
-  private readonly perMs: Float64Array;
-  private readonly burst: Float64Array;
+  private perMs: Float64Array;
+  private burst: Float64Array;
   private readonly decision: RateDecision = { ...UNLIMITED, limited: true };
 
   /**
@@ -70,25 +70,65 @@ export class RateLimiter {
     private readonly clock: Clock,
     shared?: RateLimiterState,
   ) {
-    const limits: Array<RateLimit | null> =
-      keys instanceof KeyRegistry ? Array.from({ length: keys.size }, (_, i) => keys.rateLimit(i)) : keys.keys.map((k) => k.rateLimit);
+    const limits: Array<RateLimit | null> = keys instanceof KeyRegistry ? limitsOf(keys) : keys.keys.map((k) => k.rateLimit);
+    this.perMs = new Float64Array(0);
+    this.burst = new Float64Array(0);
+    this._state = { tokens: new Float64Array(0), refilledAt: new Float64Array(0), locks: new Int32Array(0) };
+    this.take = () => UNLIMITED;
+    this.configure(limits, shared);
+  }
+
+  /** The buckets, on shared memory: hand them to the limiter of another serving thread. */
+  get state(): RateLimiterState {
+    return this._state;
+  }
+
+  /**
+   * The buckets for a reloaded key set `next`, while `current` is still in force: a key whose
+   * id and limit stay keeps its tokens (a reload is no way to refill one's budget); a new or
+   * changed key starts full.
+   */
+  stateFor(current: KeyRegistry, next: KeyRegistry): RateLimiterState {
+    const n = next.size;
+    const s: RateLimiterState = { tokens: allocF64(n), refilledAt: allocF64(n), locks: allocI32(n) };
+    const now = this.clock.now();
+    for (let i = 0; i < n; i++) {
+      const rl = next.rateLimit(i);
+      if (rl === null) continue;
+      const j = current.indexOfId(next.id(i));
+      const kept = j >= 0 && this.burst[j] === rl.burst && this.perMs[j] === rl.perSecond / 1000;
+      s.tokens[i] = kept ? this._state.tokens[j]! : rl.burst;
+      s.refilledAt[i] = kept ? this._state.refilledAt[j]! : now;
+    }
+    return s;
+  }
+
+  /** Limits by the keys now in `keys` (after KeyRegistry.replace), on the buckets stateFor made. */
+  replace(keys: KeyRegistry, state: RateLimiterState): void {
+    this.configure(limitsOf(keys), state);
+  }
+
+  private configure(limits: ReadonlyArray<RateLimit | null>, shared: RateLimiterState | undefined): void {
     const n = limits.length;
     if (shared !== undefined && (shared.tokens.length !== n || shared.refilledAt.length !== n || shared.locks.length !== n)) {
       throw new Error(`shared rate-limit state is for ${shared.tokens.length} keys, not ${n}`);
     }
-    this.perMs = new Float64Array(n);
-    this.burst = new Float64Array(n);
-    this.state = shared ?? { tokens: allocF64(n), refilledAt: allocF64(n), locks: allocI32(n) };
-    const now = clock.now();
+    const perMs = new Float64Array(n);
+    const burst = new Float64Array(n);
+    const state = shared ?? { tokens: allocF64(n), refilledAt: allocF64(n), locks: allocI32(n) };
+    const now = this.clock.now();
     limits.forEach((rl, i) => {
       if (rl === null) return;
-      this.perMs[i] = rl.perSecond / 1000;
-      this.burst[i] = rl.burst;
+      perMs[i] = rl.perSecond / 1000;
+      burst[i] = rl.burst;
       if (shared === undefined) {
-        this.state.tokens[i] = rl.burst;
-        this.state.refilledAt[i] = now;
+        state.tokens[i] = rl.burst;
+        state.refilledAt[i] = now;
       }
     });
+    this.perMs = perMs;
+    this.burst = burst;
+    this._state = state;
     this.take = limits.some((rl) => rl !== null) ? (i) => this.takeLimited(i) : () => UNLIMITED;
   }
 
@@ -96,7 +136,7 @@ export class RateLimiter {
     const perMs = this.perMs[i]!;
     if (!(perMs > 0)) return UNLIMITED;
     const burst = this.burst[i]!;
-    const { tokens: tokensArr, refilledAt, locks } = this.state;
+    const { tokens: tokensArr, refilledAt, locks } = this._state;
     while (Atomics.compareExchange(locks, i, 0, 1) !== 0);
     const now = this.clock.now();
     let tokens = tokensArr[i]!;
@@ -122,6 +162,10 @@ export class RateLimiter {
     d.resetSeconds = ceilSeconds((burst - tokens) / perMs / 1000);
     return d;
   }
+}
+
+function limitsOf(keys: KeyRegistry): Array<RateLimit | null> {
+  return Array.from({ length: keys.size }, (_, i) => keys.rateLimit(i));
 }
 
 function ceilSeconds(s: number): number {

@@ -18,7 +18,10 @@ export class DatasetSelection {
     return new DatasetSelection('*/*', new Set(allNamedDatasets().map((d) => `${d.productId}/${d.dataset}`)));
   }
 
-  /** Throws an Error with a message for the operator when a pattern is malformed or matches nothing. */
+  /**
+   * Throws an Error with a message for the operator when a pattern is malformed or matches
+   * nothing (a phrase that follows "--datasets: ", like every option's message).
+   */
   static parse(text: string): DatasetSelection {
     const named = allNamedDatasets().map((d) => `${d.productId}/${d.dataset}`);
     const ids = new Set<string>();
@@ -26,13 +29,13 @@ export class DatasetSelection {
     for (const pattern of patterns) {
       const parts = pattern.split('/');
       if (parts.length !== 2 || parts.some((p) => p === '' || p.slice(0, -1).includes('*'))) {
-        throw new Error(`--datasets: "${pattern}" is not product/dataset (either part may be * or end in *), e.g. gbsi_us/*,pemi/grid_stress`);
+        throw new Error(`"${pattern}" is not product/dataset (either part may be * or end in *), e.g. gbsi_us/*,pemi/grid_stress`);
       }
       const hits = named.filter((id) => {
         const [p, d] = id.split('/') as [string, string];
         return matches(parts[0]!, p) && matches(parts[1]!, d);
       });
-      if (hits.length === 0) throw new Error(`--datasets: "${pattern}" matches none of the named datasets (${named.join(', ')})`);
+      if (hits.length === 0) throw new Error(`"${pattern}" matches none of the named datasets (${named.join(', ')})`);
       for (const h of hits) ids.add(h);
     }
     return new DatasetSelection(patterns.join(','), ids);

@@ -1,14 +1,27 @@
 import { resolve } from 'node:path';
 import { LocalSource } from '../../loaders/local-source.js';
-import { openSource, readLocation } from '../../loaders/open-source.js';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { openLocation, openSource } from '../../loaders/open-source.js';
+import type { ConditionalRead, SnapshotSource } from '../../loaders/snapshot-source.js';
 import { ensureDemoData, demoKeysConfig, DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
-import { loadKeysFile, type KeysConfig } from '../auth/keys-file.js';
-import { parseServeConfig, type ServeConfig } from '../config/serve-config.js';
+import { parseKeysFile, type KeysConfig } from '../auth/keys-file.js';
+import { KeysWatcher } from '../auth/keys-watcher.js';
+import { parseServeConfig, SHUTDOWN_GRACE_SECONDS, type ServeConfig } from '../config/serve-config.js';
+import { ServeSignals } from '../lifecycle/signals.js';
 import { AccessLog } from '../log/access-log.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { startServer } from '../server/start.js';
+import { activeTimers, realTimers } from '../time/timers.js';
 import { serveUsage, wantsHelp } from './usage.js';
+
+/** Bound on closing the serving threads and builders once the last request is answered. */
+const CLOSE_MS = 5_000;
+
+/** The keys file as read at start-up, and how to read it again if it changed. */
+interface KeysFile {
+  readonly origin: string;
+  readonly read: (etag: string | null) => Promise<ConditionalRead>;
+  readonly etag: string;
+}
 
 /** Exit codes: 0 clean stop, 1 runtime failure, 2 bad command line or configuration. */
 export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -19,12 +32,17 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
   const parsed = parseServeConfig(argv, env);
   if (!parsed.ok) return usageError(parsed.message);
   const config = parsed.config;
+  const signals = new ServeSignals(
+    (signal, listener) => process.on(signal, listener),
+    (exitCode) => process.exit(exitCode),
+  );
   const log = createLogger({ level: config.logLevel });
 
   let source: SnapshotSource;
   let keys: KeysConfig;
+  let keysFile: KeysFile | null;
   try {
-    ({ source, keys } = await openData(config, log));
+    ({ source, keys, keysFile } = await openData(config, log));
   } catch (e) {
     return usageError((e as Error).message);
   }
@@ -46,6 +64,8 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       logLevel: config.logLevel,
       responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
       rowCacheBytes: Math.floor(config.rowCacheBytes / config.workers),
+      datasets: config.datasets,
+      metricsPort: config.metricsPort,
     });
   } catch (e) {
     log.error('cannot start', { error: (e as Error).message });
@@ -54,31 +74,73 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (config.data.mode === 'demo') {
     log.info(`demo ready: curl -H 'x-api-key: ${DEMO_KEY}' 'http://${config.host}:${server.port}/gbsi_eu/system_stress?country=DE'`);
   }
-  await new Promise<void>((done) => {
-    const stop = (signal: string) => {
-      log.info('stopping', { signal });
-      void server.close().then(done);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+  const running = server;
+  // Polled like the manifests; a removed key is refused within one refresh interval.
+  const watcher =
+    keysFile === null
+      ? null
+      : new KeysWatcher(
+          {
+            read: keysFile.read,
+            origin: keysFile.origin,
+            apply: (next) => {
+              running.replaceKeys(next);
+              warnPlaintext(next, log);
+            },
+            timers: realTimers,
+            intervalMs: config.refreshIntervalMs,
+            log: (level, event, fields) => log[level](event, fields),
+          },
+          keysFile.etag,
+        );
+  watcher?.start();
+
+  const code = await signals.serve({
+    server: running,
+    drainMs: config.drainMs,
+    graceMs: SHUTDOWN_GRACE_SECONDS * 1000,
+    closeMs: CLOSE_MS,
+    reloadKeys: watcher === null ? null : () => watcher.check(),
+    log,
+    // Referenced: the drain and the grace bound are the process's own work.
+    timers: activeTimers,
+    exitNow: (exitCode) => {
+      accessLog?.close();
+      process.exit(exitCode);
+    },
   });
+  watcher?.stop();
   accessLog?.close();
-  return 0;
+  log.info('stopped', { exit_code: code });
+  // Leave now: a handle some library left open must not hold the process past its bound.
+  process.exit(code);
 }
 
-async function openData(config: ServeConfig, log: Logger): Promise<{ source: SnapshotSource; keys: KeysConfig }> {
+async function openData(config: ServeConfig, log: Logger): Promise<{ source: SnapshotSource; keys: KeysConfig; keysFile: KeysFile | null }> {
   if (config.data.mode === 'demo') {
     const dir = resolve(config.data.dir);
     await ensureDemoData(dir, log);
-    return { source: new LocalSource(dir), keys: demoKeysConfig() };
+    return { source: new LocalSource(dir), keys: demoKeysConfig(), keysFile: null };
   }
   const s3 = config.s3;
-  const keys = config.data.keys.startsWith('s3://')
-    ? await loadKeysFile(config.data.keys, async (location) => Buffer.from(await readLocation(location, s3)).toString('utf8'))
-    : await loadKeysFile(config.data.keys);
+  const origin = config.data.keys;
+  const { source: keysSource, name } = openLocation(origin, s3);
+  const read = (etag: string | null): Promise<ConditionalRead> => keysSource.readIfChanged(name, etag);
+  let first: ConditionalRead;
+  try {
+    first = await read(null);
+  } catch (e) {
+    throw new Error(`${origin}: cannot read keys file (${(e as Error).message})`);
+  }
+  if (first.status !== 'ok') throw new Error(`${origin}: cannot read keys file (not found)`);
+  const keys = parseKeysFile(Buffer.from(first.bytes).toString('utf8'), origin);
+  warnPlaintext(keys, log);
+  return { source: openSource(config.data.source, s3), keys, keysFile: { origin, read, etag: first.etag } };
+}
+
+function warnPlaintext(keys: KeysConfig, log: Logger): void {
   const plain = keys.keys.filter((k) => k.plaintext).map((k) => k.id);
   if (plain.length > 0) log.warn('keys file holds plaintext keys: use sha256 outside local use', { key_ids: plain });
-  return { source: openSource(config.data.source, s3), keys };
 }
 
 function usageError(message: string): number {

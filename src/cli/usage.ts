@@ -23,7 +23,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     name: 'serve',
     summary: 'Run the HTTP API over the snapshots of a source.',
     about:
-      'Serves GET /{product_id}/{dataset_name} over the Arrow snapshots found at --source, authenticating callers with the keys file --keys. Try it with --demo: no S3 and no other set-up.',
+      'Serves GET /{product_id}/{dataset_name} over the Arrow snapshots found at --source, authenticating callers with the keys file --keys. Try it with --demo: no S3 and no other set-up. Signals: SIGTERM or SIGINT drains (see --drain-seconds) then exits 0, a second one exits at once; SIGHUP reloads the keys file, which is also polled every --refresh-interval.',
     options: SERVE_OPTIONS,
   },
   {

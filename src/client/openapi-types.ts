@@ -105,7 +105,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 once every dataset at the source has been tried */
+        /** Readiness: 200 once every dataset this replica serves has been tried, 503 again once draining */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -122,7 +122,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /**
+         * Prometheus metrics (admin keys)
+         * @description One view across every serving thread: requests by dataset, endpoint, format and status; latency histograms; bytes and rows out; cache hits, misses and evictions; generation, rows, bytes, load duration and last success per dataset; source errors by kind; rate-limited requests by key id; event-loop lag per serving thread. The same text is served without a key on `--metrics-port` (a listener that serves nothing else), for in-cluster scrapers.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -310,7 +313,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Unknown product, dataset or path. */
+        /** @description Unknown product, dataset or path, or a dataset this replica does not serve (--datasets; the message names those it serves). */
         E404: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -848,7 +851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Still loading: some dataset has not been tried yet */
+            /** @description Still loading (some dataset has not been tried yet), or draining after SIGTERM */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -870,15 +873,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text exposition format */
+            /** @description Prometheus text exposition format 0.0.4 */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain; version=0.0.4": string;
                 };
             };
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
         };
     };
     adminStatus: {

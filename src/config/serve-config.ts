@@ -1,11 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { LOG_LEVELS } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
 import { optionRows, optionSpecs } from './option-table.js';
 import { booleanOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
 import { parseOptions } from './parse-options.js';
+
+/** After the drain and the listeners' close, how long requests in flight may take before the process exits anyway. */
+export const SHUTDOWN_GRACE_SECONDS = 10;
 
 /**
  * The options of `pitcache serve` (contract 8). Each field is a flag and an environment
@@ -56,7 +60,34 @@ const serveOptions = z.object({
     .describe(
       'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.',
     ),
+  datasets: datasetsOption()
+    .optional()
+    .describe(
+      'The datasets this replica loads and serves (a shard behind a path-routing balancer): product/dataset patterns separated by commas, either part * or ending in *, e.g. gbsi_us/*,pemi/grid_stress. The others answer 404 naming the served ones; /readyz waits only for these. Unset: every named dataset.',
+    ),
+  metricsPort: integerOption(0, 65535)
+    .optional()
+    .describe(
+      'Port of a second listener that serves only GET /metrics (Prometheus text), without a key, for in-cluster scrapers; 0 picks a free port. Unset: /metrics is served on --port only, to admin keys.',
+    ),
+  drainSeconds: integerOption(0, 3600)
+    .default(10)
+    .describe(
+      `On SIGTERM or SIGINT: seconds during which /readyz answers 503 while requests are still answered, so that load balancers stop sending; then the listeners close, requests in flight get up to ${SHUTDOWN_GRACE_SECONDS} s more, and the process exits 0. A second signal exits at once.`,
+    ),
 });
+
+/** `--datasets`: a DatasetSelection; its own message when a pattern is malformed or matches nothing. */
+function datasetsOption(): z.ZodEffects<z.ZodString, DatasetSelection, string> {
+  return z.string({ required_error: 'is required' }).transform((text, ctx) => {
+    try {
+      return DatasetSelection.parse(text);
+    } catch (e) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
+}
 
 /**
  * An http(s) URL without credentials: a secret in a flag would end up in `ps`, shell
@@ -101,6 +132,12 @@ export interface ServeConfig {
   readonly responseCacheBytes: number;
   /** total bytes of the row cache, all threads together */
   readonly rowCacheBytes: number;
+  /** what this replica loads and serves (all named datasets unless --datasets) */
+  readonly datasets: DatasetSelection;
+  /** the keyless metrics listener's port; null: none */
+  readonly metricsPort: number | null;
+  /** how long /readyz fails before the listeners close on SIGTERM */
+  readonly drainMs: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -128,6 +165,9 @@ export const serveConfigSchema = serveOptions
       workers: o.workers ?? availableParallelism(),
       responseCacheBytes: o.responseCacheMb * 1024 * 1024,
       rowCacheBytes: o.rowCacheMb * 1024 * 1024,
+      datasets: o.datasets ?? DatasetSelection.all(),
+      metricsPort: o.metricsPort ?? null,
+      drainMs: o.drainSeconds * 1000,
     };
   });
 

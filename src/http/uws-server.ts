@@ -6,6 +6,13 @@ import type { Handler, HttpRequest, HttpResponse } from './types.js';
 export interface UwsServer {
   /** The port actually bound (the ephemeral one when asked for port 0). */
   readonly port: number;
+  /**
+   * Stops accepting connections; open ones stay and are answered (each answer then asks the
+   * client to close: `Connection: close`). Idempotent. The first step of a graceful stop.
+   */
+  stopListening(): void;
+  /** Resolves once no response is in flight (an async answer, a large body still draining). */
+  idle(): Promise<void>;
   /** Stops listening and drops open connections, so the process can exit. Idempotent. */
   close(): void;
 }
@@ -92,17 +99,48 @@ interface Flight {
   aborted: boolean;
   /** onAborted is armed (uWS requires it before a response outlives its handler call) */
   armed: boolean;
+  /** counted in InFlight (it outlived its handler call and is not finished) */
+  held: boolean;
 }
 
-function arm(res: UwsResponse, flight: Flight): void {
+/**
+ * Responses that outlived their handler call and are not finished yet: what a graceful stop
+ * waits for. A synchronous answer is written before the handler returns, so it never counts.
+ */
+class InFlight {
+  private n = 0;
+  private waiters: Array<() => void> = [];
+  /** set by stopListening: every answer from now on closes its connection */
+  closing = false;
+
+  hold(flight: Flight): void {
+    if (flight.held) return;
+    flight.held = true;
+    this.n++;
+  }
+
+  release(flight: Flight): void {
+    if (!flight.held) return;
+    flight.held = false;
+    if (--this.n === 0) for (const w of this.waiters.splice(0)) w();
+  }
+
+  idle(): Promise<void> {
+    return this.n === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+function arm(res: UwsResponse, flight: Flight, inFlight: InFlight): void {
   if (flight.armed) return;
   flight.armed = true;
   res.onAborted(() => {
     flight.aborted = true;
+    inFlight.release(flight);
   });
 }
 
-function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean): void {
+/** Writes `r`; returns false when a large body is still being sent (backpressure), true when the response is finished. */
+function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean, inFlight: InFlight): boolean {
   res.writeStatus(statusLine(r.status));
   for (const [name, value] of r.headers) res.writeHeader(name, value);
   res.writeHeader('content-type', r.contentType);
@@ -113,11 +151,13 @@ function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight:
     // is written by hand and endWithoutBody() called without one.
     res.writeHeader('content-length', String(r.body.byteLength));
     res.endWithoutBody();
-  } else if (r.body.byteLength <= ONE_SHOT_BYTES) {
-    res.end(r.body);
-  } else {
-    endWithBackpressure(res, r.body, flight, owned);
+    return true;
   }
+  if (r.body.byteLength <= ONE_SHOT_BYTES) {
+    res.end(r.body, inFlight.closing);
+    return true;
+  }
+  return endWithBackpressure(res, r.body, flight, owned, inFlight);
 }
 
 /**
@@ -128,25 +168,28 @@ function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight:
  * the first try is copied once (the next request may overwrite the original); an async
  * handler's body is owned (types.ts) and is sent from where it is.
  */
-function endWithBackpressure(res: UwsResponse, body: Uint8Array, flight: Flight, owned: boolean): void {
+function endWithBackpressure(res: UwsResponse, body: Uint8Array, flight: Flight, owned: boolean, inFlight: InFlight): boolean {
   const total = body.byteLength;
   const [, done] = res.tryEnd(body, total);
-  if (done) return;
-  arm(res, flight);
+  if (done) return true;
+  arm(res, flight, inFlight);
+  inFlight.hold(flight);
   const sent = res.getWriteOffset();
   const rest = owned ? body.subarray(sent) : Buffer.from(body.subarray(sent));
   res.onWritable((offset) => {
     if (flight.aborted) return true;
-    const [ok] = res.tryEnd(rest.subarray(offset - sent), total);
+    const [ok, finished] = res.tryEnd(rest.subarray(offset - sent), total);
+    if (finished) inFlight.release(flight);
     return ok;
   });
+  return false;
 }
 
 function isThenable(v: HttpResponse | Promise<HttpResponse>): v is Promise<HttpResponse> {
   return typeof (v as { then?: unknown }).then === 'function';
 }
 
-function makeRoute(handler: Handler, opts: ListenOptions) {
+function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
   const newRequestId = opts.newRequestId ?? defaultRequestId;
 
   function report(err: unknown, requestId: string): void {
@@ -167,10 +210,11 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
   /** Writes `r`; if the response itself is malformed, drops the connection instead. */
   function respond(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean): void {
     try {
-      writeResponse(res, r, head, flight, owned);
+      if (writeResponse(res, r, head, flight, owned, inFlight)) inFlight.release(flight);
     } catch (err) {
       // Part of a status line or header may already be out, so no clean 500 is possible.
       report(err, r.requestId);
+      inFlight.release(flight);
       res.close();
     }
   }
@@ -190,7 +234,7 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
       ifNoneMatch: req.getHeader('if-none-match'),
     };
     const head = method === 'HEAD';
-    const flight: Flight = { aborted: false, armed: false };
+    const flight: Flight = { aborted: false, armed: false, held: false };
 
     let out: HttpResponse | Promise<HttpResponse>;
     try {
@@ -205,7 +249,8 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
       return;
     }
 
-    arm(res, flight);
+    arm(res, flight, inFlight);
+    inFlight.hold(flight);
     out.then(
       (r) => {
         if (!flight.aborted) res.cork(() => respond(res, r, head, flight, true));
@@ -222,7 +267,8 @@ function makeRoute(handler: Handler, opts: ListenOptions) {
 export function listen(handler: Handler, opts: ListenOptions): Promise<UwsServer> {
   const uws = loadNativeUws();
   const app = uws.App();
-  app.any('/*', makeRoute(handler, opts));
+  const inFlight = new InFlight();
+  app.any('/*', makeRoute(handler, opts, inFlight));
 
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (listenSocket) => {
@@ -232,13 +278,22 @@ export function listen(handler: Handler, opts: ListenOptions): Promise<UwsServer
         return;
       }
       const port = uws.us_socket_local_port(listenSocket);
+      let listening = true;
       let closed = false;
+      const stopListening = (): void => {
+        if (!listening) return;
+        listening = false;
+        inFlight.closing = true;
+        uws.us_listen_socket_close(listenSocket);
+      };
       resolve({
         port,
+        stopListening,
+        idle: () => inFlight.idle(),
         close() {
           if (closed) return;
           closed = true;
-          uws.us_listen_socket_close(listenSocket);
+          stopListening();
           closeApp(app);
         },
       });

@@ -1,9 +1,20 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Registry, type Metric } from 'prom-client';
+import { counter, gauge, histogram, type CustomMetric, type Sample } from './custom-metric.js';
 
 /** The label values of the request metrics: fixed lists, so every counter lives at a fixed index of one typed array. */
 export const ENDPOINTS = ['data', 'walk_forward', 'vintages', 'other'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
+/** The endpoint label of each data route pattern (api-routes.ts); every other route is 'other'. */
+const ENDPOINT_OF_PATTERN: ReadonlyMap<string, Endpoint> = new Map([
+  ['/{product}/{dataset}', 'data'],
+  ['/{product}/{dataset}/walk_forward', 'walk_forward'],
+  ['/{product}/{dataset}/vintages', 'vintages'],
+]);
+
+export function endpointOfPattern(pattern: string): Endpoint {
+  return ENDPOINT_OF_PATTERN.get(pattern) ?? 'other';
+}
 export const FORMATS = ['json', 'csv', 'arrow', 'none'] as const;
 export type FormatLabel = (typeof FORMATS)[number];
 /** Every status the API answers; anything else counts as 'other' (a bug worth alerting on). */
@@ -83,6 +94,17 @@ export class RequestMetrics {
 
   cache(cache: CacheName, event: CacheEvent, n = 1): void {
     this.cacheEvents[CACHES.indexOf(cache) * CACHE_EVENTS.length + CACHE_EVENTS.indexOf(event)]! += n;
+  }
+
+  /**
+   * The totals a cache keeps itself (ResponseCache, RowCache count their own hits), copied
+   * in before a scrape: the hot path then pays nothing for cache metrics.
+   */
+  setCacheTotals(cache: CacheName, totals: { readonly hits: number; readonly misses: number; readonly evictions: number }): void {
+    const at = CACHES.indexOf(cache) * CACHE_EVENTS.length;
+    this.cacheEvents[at + CACHE_EVENTS.indexOf('hit')] = totals.hits;
+    this.cacheEvents[at + CACHE_EVENTS.indexOf('miss')] = totals.misses;
+    this.cacheEvents[at + CACHE_EVENTS.indexOf('eviction')] = totals.evictions;
   }
 
   rateLimited(keyId: string): void {
@@ -169,27 +191,3 @@ export class RequestMetrics {
     ];
   }
 }
-
-interface Sample {
-  metricName?: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** What prom-client's Registry needs of a metric: a name and a get() of its samples. */
-interface CustomMetric {
-  readonly name: string;
-  readonly help: string;
-  readonly type: 'counter' | 'gauge' | 'histogram';
-  /** how AggregatorRegistry.aggregate joins the threads' samples */
-  readonly aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }>;
-}
-
-function metric(type: CustomMetric['type'], name: string, help: string, values: () => Sample[]): CustomMetric {
-  return { name, help, type, aggregator: 'sum', get: () => Promise.resolve({ name, help, type, aggregator: 'sum', values: values() }) };
-}
-
-const counter = metric.bind(null, 'counter');
-const gauge = metric.bind(null, 'gauge');
-const histogram = metric.bind(null, 'histogram');

@@ -6,12 +6,17 @@ export interface AdminOps {
   refresh(): Promise<Uint8Array>;
   /** async: a serving thread asks the loading thread, which owns the loader */
   status(): Promise<Uint8Array>;
+  /** GET /metrics: the Prometheus text of every thread, joined on the loading thread */
+  metrics(): Promise<Uint8Array>;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader): AdminOps {
+export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader, metricsText: () => Promise<string>): AdminOps {
   return {
+    async metrics() {
+      return Buffer.from(await metricsText());
+    },
     async refresh() {
       const reports: CheckReport[] = await loader.refreshNow();
       return Buffer.from(

@@ -4,12 +4,15 @@ import { ApiError, type HeaderPairs } from '../errors.js';
 import type { HttpRequest, HttpResponse, Handler } from '../http/types.js';
 import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
+import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
 import { renderError } from '../render/error-body.js';
 import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
 import { createDataEndpoint, type DataEndpoint } from './data-endpoint.js';
 import type { DatasetRegistry } from './dataset-registry.js';
+import { DatasetSlot } from './dataset-slot.js';
+import { notServedHere } from './not-served.js';
 import type { RequestIds } from './request-ids.js';
 import { Router, type RouteAnswer } from './router.js';
 
@@ -28,6 +31,8 @@ export interface ApiDeps {
   readonly rowCacheBytes?: number;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
+  /** this serving thread's request counters; absent = none kept */
+  readonly metrics?: RequestMetrics;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
@@ -58,18 +63,26 @@ function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
 export function createApiHandler(deps: ApiDeps): ApiHandler {
   const { registry, keys, limiter, clock, ids, log } = deps;
   const serveData = createDataEndpoint(registry, clock, { responseCacheBytes: deps.responseCacheBytes ?? 0, rowCacheBytes: deps.rowCacheBytes ?? 0 });
-  const router = new Router(apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) }));
+  const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
+  const router = new Router(routes, notServedHere(registry.selection));
+  /** the metrics label of each route, found by identity (the router hands back the table's objects) */
+  const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));
+  const metrics = deps.metrics ?? null;
 
-  const logged = (req: HttpRequest, res: HttpResponse, keyId: string | null, startedMs: number): HttpResponse => {
-    deps.access?.({
-      recordId: res.requestId,
-      method: req.method,
-      path: req.path,
-      status: res.status,
-      keyId,
-      bytes: res.body.length,
-      durMs: clock.now() - startedMs,
-    });
+  /** What is known of a request for the access log and the metrics once it is answered. */
+  const logged = (
+    req: HttpRequest,
+    res: HttpResponse,
+    keyId: string | null,
+    startedMs: number,
+    dataset: string,
+    endpoint: Endpoint,
+    format: FormatLabel,
+    rows: number,
+  ): HttpResponse => {
+    const durMs = clock.now() - startedMs;
+    deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs });
+    metrics?.request(dataset, endpoint, format, res.status, durMs / 1000, req.method === 'HEAD' ? 0 : res.body.length, rows);
     return res;
   };
 
@@ -93,8 +106,17 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     const recordId = ids.next();
     let headers: HeaderPairs = NO_HEADERS;
     let keyId: string | null = null;
+    /** metrics labels: the dataset slot and endpoint of the route answering, if one does */
+    let dataset = '';
+    let endpoint: Endpoint = 'other';
     try {
       const match = router.match(req.path);
+      const i = match.find(req.method);
+      if (i >= 0) {
+        endpoint = endpointOf.get(match.route(i)) ?? 'other';
+        const target = match.target(i);
+        if (target instanceof DatasetSlot) dataset = target.id;
+      }
       let keyIndex = -1;
       if (!match.public) {
         // 401 before anything about paths: an unauthenticated caller learns nothing.
@@ -111,21 +133,30 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
           headers = h;
         }
         if (!decision.allowed) {
+          metrics?.rateLimited(keyId);
           throw new ApiError('rate_limited', `rate limit exceeded; retry after ${decision.retryAfterSeconds} s`, undefined, [
             ['Retry-After', String(decision.retryAfterSeconds)],
           ]);
         }
       }
-      const i = match.find(req.method);
       if (i < 0) throw match.error(req.method);
       const reply = (a: RouteAnswer): HttpResponse =>
-        logged(req, { status: a.status, headers: joined(headers, a.headers), contentType: a.contentType, requestId: recordId, body: a.body }, keyId, startedMs);
+        logged(
+          req,
+          { status: a.status, headers: joined(headers, a.headers), contentType: a.contentType, requestId: recordId, body: a.body },
+          keyId,
+          startedMs,
+          dataset,
+          endpoint,
+          a.format ?? 'none',
+          a.rows ?? 0,
+        );
       const answer = match.route(i).handler({ req, recordId, keyIndex }, match.target(i));
       if (!isThenable(answer)) return reply(answer);
       const h = headers;
-      return answer.then(reply, (e: unknown) => logged(req, failure(e, req, recordId, h), keyId, startedMs));
+      return answer.then(reply, (err: unknown) => logged(req, failure(err, req, recordId, h), keyId, startedMs, dataset, endpoint, 'none', 0));
     } catch (e) {
-      return logged(req, failure(e, req, recordId, headers), keyId, startedMs);
+      return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);
     }
   };
   return Object.assign(handler, { cacheStats: serveData.cacheStats });

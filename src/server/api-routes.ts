@@ -1,6 +1,7 @@
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { findProduct } from '../catalog/products.js';
 import { ApiError } from '../errors.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../metrics/aggregate.js';
 import type { AdminOps } from './admin.js';
 import type { DataEndpoint } from './data-endpoint.js';
 import type { DatasetRegistry } from './dataset-registry.js';
@@ -40,7 +41,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
 
   const routes: AnyRoute[] = [
     route({ method: 'GET', pattern: '/healthz', public: true, handler: () => json(healthBody()) }),
-    route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.ready ? 200 : 503) }),
+    route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.readyForTraffic ? 200 : 503) }),
     route({ method: 'GET', pattern: '/openapi.json', public: true, handler: () => json(OPENAPI_BODY) }),
     route({
       method: 'GET',
@@ -92,6 +93,15 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
         handler: ({ keyIndex }) => {
           adminOnly(keyIndex);
           return admin.refresh().then((body) => json(body));
+        },
+      }),
+      // Also without a key on --metrics-port (metrics-server.ts), for in-cluster scrapers.
+      route({
+        method: 'GET',
+        pattern: '/metrics',
+        handler: ({ keyIndex }) => {
+          adminOnly(keyIndex);
+          return admin.metrics().then((body) => ({ status: 200, contentType: PROMETHEUS_CONTENT_TYPE, body }));
         },
       }),
     );

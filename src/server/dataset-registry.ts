@@ -1,14 +1,24 @@
+import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { PRODUCTS } from '../catalog/products.js';
 import { DatasetSlot } from './dataset-slot.js';
 
-/** The nine named datasets (spec 2.2), each in its slot, plus whether start-up loading is over. */
+/**
+ * The named datasets (spec 2.2) this replica serves, each in its slot (all nine unless
+ * `--datasets` selects a shard), plus whether start-up loading is over and whether the
+ * process is draining (SIGTERM).
+ */
 export class DatasetRegistry {
   readonly slots: readonly DatasetSlot[];
   private readonly byId: Map<string, DatasetSlot>;
   private _ready = false;
+  private _draining = false;
 
-  constructor(retainedBytes?: number) {
-    this.slots = PRODUCTS.flatMap((p) => p.datasets.map((d) => new DatasetSlot(p, d, retainedBytes)));
+  constructor(
+    retainedBytes?: number,
+    /** the datasets this replica loads and serves; the others answer 404 */
+    readonly selection: DatasetSelection = DatasetSelection.all(),
+  ) {
+    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d, retainedBytes)));
     this.byId = new Map(this.slots.map((s) => [s.id, s]));
   }
 
@@ -17,9 +27,19 @@ export class DatasetRegistry {
     return this._ready;
   }
 
+  /** What /readyz says: loaded and not draining. A draining replica still answers, but balancers should stop sending. */
+  get readyForTraffic(): boolean {
+    return this._ready && !this._draining;
+  }
+
   /** Start-up loading is over (never undone: a later failure keeps the last good generation). */
   markReady(): void {
     this._ready = true;
+  }
+
+  /** The process is stopping: /readyz answers 503 from now on (never undone). */
+  markDraining(): void {
+    this._draining = true;
   }
 
   /** A slot by its `product/dataset` id. */

@@ -6,14 +6,15 @@ export function healthBody(): Uint8Array {
 }
 
 /**
- * /readyz answers without a key, so it says each dataset's state and what it serves, never
- * why a load failed: that text names buckets, endpoints and paths. The reason is behind an
- * admin key, in /admin/status (`last_error`).
+ * `ready` is false while loading and again once draining (SIGTERM). /readyz answers without
+ * a key, so it says each dataset's state and what it serves, never why a load failed: that
+ * text names buckets, endpoints and paths. The reason is behind an admin key, in
+ * /admin/status (`last_error`).
  */
 export function readinessBody(registry: DatasetRegistry): Uint8Array {
   return Buffer.from(
     JSON.stringify({
-      ready: registry.ready,
+      ready: registry.readyForTraffic,
       datasets: registry.slots.map((s) => ({
         dataset: s.id,
         state: s.state,

@@ -1,4 +1,5 @@
 import { ApiError, methodNotAllowed, type HeaderPairs } from '../errors.js';
+import type { Format } from '../format/negotiate.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** Methods a route answers; a GET route answers HEAD too (the transport drops the body). */
@@ -11,6 +12,9 @@ export interface RouteAnswer {
   readonly body: Uint8Array;
   /** headers of this answer (x-count, ETag...), after the per-request ones (RateLimit-*) */
   readonly headers?: HeaderPairs;
+  /** data answers: rows sent and the format written (metrics) */
+  readonly rows?: number;
+  readonly format?: Format;
 }
 
 export interface RouteRequest {
@@ -68,10 +72,14 @@ export class Match {
   private readonly routes: Array<Route<unknown>> = [];
   private readonly targets: unknown[] = [];
   private count = 0;
+  private path = '';
 
-  reset(): void {
+  constructor(private readonly notFound: NotFound) {}
+
+  reset(path: string): void {
     this.public = false;
     this.count = 0;
+    this.path = path;
   }
 
   add(route: Route<unknown>, target: unknown): void {
@@ -100,17 +108,21 @@ export class Match {
 
   /** 404 when the path names nothing, 405 (with Allow) when the method is not among its routes'. */
   error(method: string): ApiError {
-    if (this.count === 0) return new ApiError('not_found', 'no such product or dataset');
+    if (this.count === 0) return this.notFound(this.path) ?? new ApiError('not_found', 'no such product or dataset');
     return methodNotAllowed(method, allowOf(this.routes.slice(0, this.count).map((r) => r.method)));
   }
 }
 
+/** A more telling 404 for a path that names nothing here (a dataset another shard serves), or null for the plain one. */
+export type NotFound = (path: string) => ApiError | null;
+
 /** The route table: matches a path to its routes and binds their parameters. One per API handler. */
 export class Router {
   private readonly compiled: Compiled[];
-  private readonly current = new Match();
+  private readonly current: Match;
 
-  constructor(routes: readonly AnyRoute[]) {
+  constructor(routes: readonly AnyRoute[], notFound: NotFound = () => null) {
+    this.current = new Match(notFound);
     this.compiled = routes.map((r) => compile(r as unknown as Route<unknown>));
     // More literal segments first: the most specific pattern wins; ties keep table order.
     this.compiled.sort((a, b) => literalCount(b) - literalCount(a));
@@ -119,7 +131,7 @@ export class Router {
   /** The routes of `path` (a URL path, not decoded); valid until the next call. */
   match(path: string): Match {
     const m = this.current;
-    m.reset();
+    m.reset(path);
     if (path.charCodeAt(0) !== 0x2f) return m;
     const segments = path.slice(1).split('/');
     let pattern: Compiled | null = null;

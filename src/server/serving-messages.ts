@@ -1,6 +1,7 @@
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
+import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { TableTransfer } from '../store/table-transfer.js';
 import type { SlotStatus } from './dataset-slot.js';
@@ -19,6 +20,10 @@ export interface ServingInit {
   readonly logLevel: LogLevel | null;
   readonly responseCacheBytes: number;
   readonly rowCacheBytes: number;
+  /** the thread's label in per-thread metrics (event-loop lag) */
+  readonly thread: string;
+  /** `--datasets` as given (DatasetSelection.text): which datasets are served */
+  readonly datasets: string;
 }
 
 export interface GenerationMessage {
@@ -37,16 +42,29 @@ export interface SlotMessage {
   readonly status: SlotStatus;
 }
 
+/** What the loading thread asks of every serving thread, each answering with a 'call-reply' of the same id. */
+export type ServingCall = 'metrics' | 'stop-listening' | 'idle';
+
+/** What the loading thread does for a serving thread (admin endpoints need the loader or every thread). */
+export type AdminOp = 'refresh' | 'status' | 'metrics';
+
 export type ToServing =
   | ServingInit
   | GenerationMessage
   | SlotMessage
   | { readonly type: 'ready' }
+  /** SIGTERM: /readyz answers 503 from now on */
+  | { readonly type: 'drain' }
+  /** a reloaded keys file and the rate-limit buckets for it (shared by every thread) */
+  | { readonly type: 'keys'; readonly keys: KeysConfig; readonly limiter: RateLimiterState }
+  | { readonly type: 'call'; readonly id: number; readonly op: ServingCall }
   | { readonly type: 'admin-reply'; readonly id: number; readonly body: Uint8Array | null; readonly error: string | null }
   | { readonly type: 'close' };
 
 export type FromServing =
   | { readonly type: 'listening'; readonly port: number }
   | { readonly type: 'listen-failed'; readonly error: string }
-  | { readonly type: 'admin'; readonly id: number; readonly op: 'refresh' | 'status' }
+  | { readonly type: 'admin'; readonly id: number; readonly op: AdminOp }
+  /** the answer to a 'call': a metrics snapshot, or null for the others */
+  | { readonly type: 'call-reply'; readonly id: number; readonly value: MetricsSnapshot | null }
   | { readonly type: 'closed' };

@@ -1,10 +1,13 @@
 import { createServer } from 'node:net';
 import type { Worker } from 'node:worker_threads';
+import type { KeysConfig } from '../auth/keys-file.js';
+import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { Logger } from '../log/logger.js';
+import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableToTransfer } from '../store/table-transfer.js';
 import type { AdminOps } from './admin.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import type { FromServing, ServingInit, ToServing } from './serving-messages.js';
+import type { AdminOp, FromServing, ServingCall, ServingInit, ToServing } from './serving-messages.js';
 import type { SlotObserver } from './slot-observer.js';
 import { spawnModuleWorker } from './table-builder.js';
 
@@ -21,6 +24,9 @@ export class ServingPool implements SlotObserver {
   /** generation number last sent per dataset, so a state update never resends a table */
   private readonly sent = new Map<string, number>();
   private admin: AdminOps | null = null;
+  /** calls to the threads awaiting their reply, by id */
+  private readonly calls = new Map<number, (value: MetricsSnapshot | null) => void>();
+  private nextCall = 0;
 
   constructor(private readonly log: Logger) {}
 
@@ -29,12 +35,12 @@ export class ServingPool implements SlotObserver {
    * cannot join a socket bound to port 0, so an ephemeral port is chosen first; should
    * another process take it in between, a fresh one is tried. Resolves to the port.
    */
-  async start(n: number, init: Omit<ServingInit, 'type'>, admin: AdminOps): Promise<number> {
+  async start(n: number, init: Omit<ServingInit, 'type' | 'thread'>, admin: AdminOps): Promise<number> {
     this.admin = admin;
     for (let attempt = 1; ; attempt++) {
       const port = init.port === 0 ? await freePort(init.host) : init.port;
       try {
-        for (let i = 0; i < n; i++) await this.spawn({ type: 'init', ...init, port });
+        for (let i = 0; i < n; i++) await this.spawn({ type: 'init', ...init, port, thread: String(i) });
         return port;
       } catch (e) {
         await this.close();
@@ -66,6 +72,31 @@ export class ServingPool implements SlotObserver {
     this.broadcast({ type: 'ready' });
   }
 
+  /** SIGTERM: every thread's /readyz answers 503. */
+  drain(): void {
+    this.broadcast({ type: 'drain' });
+  }
+
+  /** A reloaded keys file, with the rate-limit buckets every thread shares for it. */
+  replaceKeys(keys: KeysConfig, limiter: RateLimiterState): void {
+    this.broadcast({ type: 'keys', keys, limiter });
+  }
+
+  /** Each thread's request metrics, for one scrape. */
+  async metricsSnapshots(): Promise<MetricsSnapshot[]> {
+    return (await this.callAll('metrics')).filter((s): s is MetricsSnapshot => s !== null);
+  }
+
+  /** Every thread stops accepting connections (open ones are still answered). */
+  async stopListening(): Promise<void> {
+    await this.callAll('stop-listening');
+  }
+
+  /** Resolves once no thread has a response in flight. */
+  async idle(): Promise<void> {
+    await this.callAll('idle');
+  }
+
   async close(): Promise<void> {
     await Promise.all(
       this.workers.map(
@@ -82,6 +113,19 @@ export class ServingPool implements SlotObserver {
     for (const w of this.workers) w.postMessage(m);
   }
 
+  private callAll(op: ServingCall): Promise<Array<MetricsSnapshot | null>> {
+    return Promise.all(
+      this.workers.map(
+        (w) =>
+          new Promise<MetricsSnapshot | null>((resolve) => {
+            const id = this.nextCall++;
+            this.calls.set(id, resolve);
+            w.postMessage({ type: 'call', id, op } satisfies ToServing);
+          }),
+      ),
+    );
+  }
+
   private spawn(init: ServingInit): Promise<number> {
     const w = spawnModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './serving-worker.ts' : './serving-worker.js', import.meta.url));
     this.workers.push(w);
@@ -91,16 +135,20 @@ export class ServingPool implements SlotObserver {
         if (m.type === 'listening') resolve(m.port);
         else if (m.type === 'listen-failed') reject(new Error(m.error));
         else if (m.type === 'admin') void this.answerAdmin(w, m.id, m.op);
+        else if (m.type === 'call-reply') {
+          this.calls.get(m.id)?.(m.value);
+          this.calls.delete(m.id);
+        }
       });
       w.postMessage(init);
     });
   }
 
-  private async answerAdmin(w: Worker, id: number, op: 'refresh' | 'status'): Promise<void> {
+  private async answerAdmin(w: Worker, id: number, op: AdminOp): Promise<void> {
     try {
       const admin = this.admin;
       if (admin === null) throw new Error('the serving pool is not started');
-      const body = await (op === 'refresh' ? admin.refresh() : admin.status());
+      const body = await admin[op]();
       w.postMessage({ type: 'admin-reply', id, body, error: null } satisfies ToServing);
     } catch (e) {
       w.postMessage({ type: 'admin-reply', id, body: null, error: e instanceof Error ? e.message : String(e) } satisfies ToServing);

@@ -1,9 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 import { KeyRegistry } from '../auth/key-registry.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
+import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { listen, type UwsServer } from '../http/uws-server.js';
 import { AccessLog } from '../log/access-log.js';
 import { createLogger, silentLogger } from '../log/logger.js';
+import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
@@ -11,7 +13,8 @@ import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
 import { makeGeneration } from './generation.js';
 import { RequestIds } from './request-ids.js';
-import type { FromServing, ToServing } from './serving-messages.js';
+import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
+import { ServingMetrics } from './serving-metrics.js';
 
 /**
  * A serving thread: its own uWS app on the shared port (the kernel spreads connections
@@ -24,15 +27,19 @@ const send = (m: FromServing): void => port.postMessage(m);
 let registry: DatasetRegistry | null = null;
 let server: UwsServer | null = null;
 let accessLog: AccessLog | null = null;
+let metrics: ServingMetrics | null = null;
+let keys: KeyRegistry | null = null;
+let limiter: RateLimiter | null = null;
 const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
 let nextId = 0;
 
 const admin: AdminOps = {
   refresh: () => ask('refresh'),
   status: () => ask('status'),
+  metrics: () => ask('metrics'),
 };
 
-function ask(op: 'refresh' | 'status'): Promise<Uint8Array> {
+function ask(op: AdminOp): Promise<Uint8Array> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
@@ -40,27 +47,45 @@ function ask(op: 'refresh' | 'status'): Promise<Uint8Array> {
   });
 }
 
+async function answer(op: ServingCall): Promise<MetricsSnapshot | null> {
+  switch (op) {
+    case 'metrics':
+      return metrics === null ? [] : metrics.snapshot();
+    case 'stop-listening':
+      server?.stopListening();
+      return null;
+    case 'idle':
+      await server?.idle();
+      return null;
+  }
+}
+
 port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
-      registry = new DatasetRegistry(m.retainedBytes);
+      const selection = DatasetSelection.parse(m.datasets);
+      registry = new DatasetRegistry(m.retainedBytes, selection);
       const clock = clockFromShared(m.clock);
-      const keys = new KeyRegistry(m.keys);
+      keys = new KeyRegistry(m.keys);
+      limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
       accessLog = m.accessLog ? new AccessLog({ clock }) : null;
       const access = accessLog;
+      metrics = new ServingMetrics(selection.list(), m.thread);
       const handler = createApiHandler({
         registry,
         keys,
-        limiter: new RateLimiter(keys, clock, m.limiter),
+        limiter,
         clock,
         ids: new RequestIds(),
         log,
         admin,
         responseCacheBytes: m.responseCacheBytes,
         rowCacheBytes: m.rowCacheBytes,
+        metrics: metrics.requests,
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
+      metrics.attach(handler);
       listen(handler, { host: m.host, port: m.port, onError: (err, id) => log.error('transport fault', { record_id: id, error: String(err) }) }).then(
         (s) => {
           server = s;
@@ -83,6 +108,17 @@ port.on('message', (m: ToServing) => {
     case 'ready':
       registry?.markReady();
       return;
+    case 'drain':
+      registry?.markDraining();
+      return;
+    case 'keys':
+      // Both in one message turn: no request sees new keys with old buckets.
+      keys?.replace(new KeyRegistry(m.keys));
+      if (keys !== null) limiter?.replace(keys, m.limiter);
+      return;
+    case 'call':
+      void answer(m.op).then((value) => send({ type: 'call-reply', id: m.id, value }));
+      return;
     case 'admin-reply': {
       const p = pending.get(m.id);
       pending.delete(m.id);
@@ -93,6 +129,7 @@ port.on('message', (m: ToServing) => {
     case 'close':
       server?.close();
       accessLog?.close();
+      metrics?.close();
       send({ type: 'closed' });
       port.close();
       return;

@@ -33,6 +33,14 @@ export interface LoaderOptions {
   readonly observer?: SlotObserver;
   /** snapshots fetched and built at once (default: the builder's parallelism) */
   readonly parallelLoads?: number;
+  /** told of every settled check's outcome (metrics) */
+  readonly checks?: CheckListener;
+}
+
+/** Hears how each check of a dataset ended: the source answered well, or failed with a stable code. */
+export interface CheckListener {
+  succeeded(slot: DatasetSlot, atMs: number): void;
+  failed(slot: DatasetSlot, code: OpsErrorCode): void;
 }
 
 export type Outcome = 'unchanged' | 'loaded' | 'missing' | 'refused' | 'unreachable';
@@ -273,7 +281,9 @@ export class SnapshotLoader {
   private succeeded(slot: DatasetSlot, outcome: Outcome, before: number | null): CheckReport {
     const s = this.schedule.get(slot)!;
     s.failures = 0;
-    s.nextAtMs = this.o.clock.now() + this.o.refreshIntervalMs;
+    const now = this.o.clock.now();
+    s.nextAtMs = now + this.o.refreshIntervalMs;
+    this.o.checks?.succeeded(slot, now);
     // The source answers again: an outage is over. A refused manifest that is still in
     // place (unchanged) stays reported until a new one replaces it.
     if (outcome === 'loaded' || s.lastFailure === null || outcomeOf(s.lastFailure) !== 'refused') {
@@ -296,6 +306,7 @@ export class SnapshotLoader {
     const s = this.schedule.get(slot)!;
     s.failures++;
     s.lastFailure = code;
+    this.o.checks?.failed(slot, code);
     s.nextAtMs = this.o.clock.now() + this.backoff(s.failures);
     if (reason !== slot.lastError) {
       const fields = { dataset: slot.id, outcome, code, reason, serving_generation: before };

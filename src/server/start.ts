@@ -2,15 +2,20 @@ import type { SnapshotSource } from '../../loaders/snapshot-source.js';
 import { KeyRegistry } from '../auth/key-registry.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
+import { DatasetSelection } from '../catalog/dataset-selection.js';
 import type { Handler } from '../http/types.js';
-import { listen, type ListenOptions } from '../http/uws-server.js';
+import { listen, type ListenOptions, type UwsServer } from '../http/uws-server.js';
 import type { AccessLog } from '../log/access-log.js';
 import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
+import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
+import { DatasetMetrics } from '../metrics/dataset-metrics.js';
+import { listenMetrics } from '../metrics/metrics-server.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
 import { RequestIds } from './request-ids.js';
+import { ServingMetrics } from './serving-metrics.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
@@ -47,6 +52,10 @@ export interface StartOptions {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept per serving thread for overlapping queries; 0 = no cache */
   readonly rowCacheBytes?: number;
+  /** the datasets this replica loads and serves (`--datasets`); default all */
+  readonly datasets?: DatasetSelection;
+  /** a second listener serving only GET /metrics, without a key; 0 = an ephemeral port; absent or null = none */
+  readonly metricsPort?: number | null;
   /**
    * Serves the API handler (one serving thread); default: uWS on host:port. Tests pass one
    * that keeps the handler and calls it in process (test/support/harness.ts), so the
@@ -55,13 +64,36 @@ export interface StartOptions {
   readonly transport?: Transport;
 }
 
-/** Puts a handler behind a listener; resolves with the bound port (0 when there is no socket) and how to stop it. */
-export type Transport = (handler: Handler, opts: ListenOptions) => Promise<{ port: number; close(): void | Promise<void> }>;
+/**
+ * Puts a handler behind a listener; resolves with the bound port (0 when there is no
+ * socket) and how to stop it (a transport without a socket has nothing to stop listening
+ * to and nothing in flight).
+ */
+export type Transport = (handler: Handler, opts: ListenOptions) => Promise<Listener>;
+
+interface Listener {
+  readonly port: number;
+  stopListening?(): void | Promise<void>;
+  idle?(): Promise<void>;
+  close(): void | Promise<void>;
+}
 
 export interface RunningServer {
   readonly port: number;
+  /** the port of the metrics listener, or null when there is none */
+  readonly metricsPort: number | null;
   readonly registry: DatasetRegistry;
   readonly loader: SnapshotLoader;
+  /** GET /metrics: the Prometheus text, one view across every thread */
+  metrics(): Promise<string>;
+  /** SIGTERM: /readyz answers 503 on every thread from now on; requests are still answered */
+  drain(): void;
+  /** Stops accepting connections on every listener; open connections are still answered. */
+  stopListening(): Promise<void>;
+  /** Resolves once no response is in flight on any thread. */
+  idle(): Promise<void>;
+  /** Installs the keys of a reloaded keys file on every thread (buckets of unchanged keys carry over). */
+  replaceKeys(keys: KeysConfig): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +104,9 @@ export interface RunningServer {
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
-  const registry = new DatasetRegistry(opts.retainedBytes);
+  const selection = opts.datasets ?? DatasetSelection.all();
+  const registry = new DatasetRegistry(opts.retainedBytes, selection);
+  const datasetMetrics = new DatasetMetrics(registry);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
   const workers = opts.workers ?? 1;
@@ -89,15 +123,23 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
     startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
     cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
+    checks: datasetMetrics,
     ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
   const access = opts.accessLog ?? null;
-  const admin = createAdminOps(registry, loader);
+  // One thread serving: its metrics live here; else each serving thread keeps its own.
+  const serving = pool === null ? new ServingMetrics(selection.list(), '0') : null;
+  const loadingMetrics = datasetMetrics.registry();
+  const metricsText = async (): Promise<string> => {
+    const threads: MetricsSnapshot[] = pool !== null ? await pool.metricsSnapshots() : [await serving!.snapshot()];
+    return prometheusText([await loadingMetrics.getMetricsAsJSON(), ...threads]);
+  };
+  const admin = createAdminOps(registry, loader, metricsText);
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
-  let server: { port: number; close(): void | Promise<void> };
+  let server: Listener;
   if (pool !== null) {
     const port = await pool.start(
       workers,
@@ -112,10 +154,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
         rowCacheBytes,
+        datasets: selection.text,
       },
       admin,
     );
-    server = { port, close: () => pool.close() };
+    server = { port, stopListening: () => pool.stopListening(), idle: () => pool.idle(), close: () => pool.close() };
   } else {
     const handler = createApiHandler({
       registry,
@@ -127,25 +170,61 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       admin,
       responseCacheBytes,
       rowCacheBytes,
+      metrics: serving!.requests,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
+    serving!.attach(handler);
     server = await (opts.transport ?? listen)(handler, {
       host: opts.host,
       port: opts.port,
       onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),
     });
   }
-  log.info('listening', { host: opts.host, port: server.port, source: opts.source.description });
+  log.info('listening', { host: opts.host, port: server.port, source: opts.source.description, datasets: selection.text });
+  let metricsServer: UwsServer | null = null;
+  if (opts.metricsPort !== undefined && opts.metricsPort !== null) {
+    const ids = new RequestIds();
+    try {
+      metricsServer = await listenMetrics(opts.host, opts.metricsPort, metricsText, () => ids.next());
+    } catch (e) {
+      await server.close();
+      await builder.close();
+      throw e;
+    }
+    log.info('metrics listening', { host: opts.host, port: metricsServer.port });
+  }
   await loader.start();
   log.info('ready', { datasets: registry.slots.filter((s) => s.state === 'loaded').length, of: registry.slots.length });
   return {
     port: server.port,
+    metricsPort: metricsServer?.port ?? null,
     registry,
     loader,
+    metrics: metricsText,
+    drain: () => {
+      registry.markDraining();
+      pool?.drain();
+    },
+    stopListening: async () => {
+      metricsServer?.stopListening();
+      await server.stopListening?.();
+    },
+    idle: async () => {
+      await Promise.all([server.idle?.(), metricsServer?.idle()]);
+    },
+    replaceKeys: (cfg) => {
+      const next = new KeyRegistry(cfg);
+      const buckets = limiter.stateFor(keys, next);
+      keys.replace(next);
+      limiter.replace(keys, buckets);
+      pool?.replaceKeys(cfg, buckets);
+    },
     close: async () => {
       loader.stop();
+      metricsServer?.close();
       await server.close();
       await builder.close();
+      serving?.close();
       access?.flush();
     },
   };

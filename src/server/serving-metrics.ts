@@ -1,0 +1,36 @@
+import type { Registry } from 'prom-client';
+import type { MetricsSnapshot } from '../metrics/aggregate.js';
+import { RequestMetrics } from '../metrics/request-metrics.js';
+import type { ApiHandler } from './api-handler.js';
+
+/**
+ * The metrics of one serving thread: its request counters (fed by its API handler) and its
+ * caches' own totals, read into them when scraped. A scrape takes a snapshot of each
+ * serving thread and joins them on the loading thread (aggregate.ts).
+ */
+export class ServingMetrics {
+  readonly requests: RequestMetrics;
+  private readonly registry: Registry;
+  private handler: ApiHandler | null = null;
+
+  constructor(datasetIds: readonly string[], thread: string) {
+    this.requests = new RequestMetrics(datasetIds, thread);
+    this.registry = this.requests.registry();
+  }
+
+  /** The handler whose caches are reported (it is built with `requests`, so it comes after). */
+  attach(handler: ApiHandler): void {
+    this.handler = handler;
+  }
+
+  async snapshot(): Promise<MetricsSnapshot> {
+    const stats = this.handler?.cacheStats();
+    if (stats?.response) this.requests.setCacheTotals('response', stats.response);
+    if (stats?.rows) this.requests.setCacheTotals('row', stats.rows);
+    return this.registry.getMetricsAsJSON();
+  }
+
+  close(): void {
+    this.requests.close();
+  }
+}
