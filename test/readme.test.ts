@@ -26,12 +26,15 @@ describe('README examples answer on the demo', () => {
     const { LocalSource } = await import('../loaders/local-source.js');
     const { startServer } = await import('../src/server/start.js');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const urls = [...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\/(?:walk_forward|vintages))?(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? [])].filter(
-      (u) => !u.includes('/admin/'),
-    );
+    const urls = [
+      ...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\/(?:walk_forward|vintages))?(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? []),
+    ].filter((u) => !u.includes('/admin/'));
     expect(urls.length).toBeGreaterThanOrEqual(4);
     expect(urls.filter((u) => u.includes('/walk_forward?')).length, 'walk_forward examples').toBeGreaterThanOrEqual(3);
-    expect(urls.some((u) => u.includes('/vintages?')), 'a vintages example').toBe(true);
+    expect(
+      urls.some((u) => u.includes('/vintages?')),
+      'a vintages example',
+    ).toBe(true);
     const dir = await mkdtemp(join(tmpdir(), 'pitcache-readme-'));
     await ensureDemoData(dir, silentLogger);
     const server = await startServer({ source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
