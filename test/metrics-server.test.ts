@@ -113,6 +113,10 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 2; i++) sent.push(await once(h.url, '/pemi/grid_stress?as_of=bad', TEST_KEY));
     for (let i = 0; i < 5; i++) sent.push(await once(h.url, '/pemi/grid_stress', null));
     for (let i = 0; i < 6; i++) sent.push(await once(h.url, '/nope/grid_stress', TEST_KEY));
+    const history: Answer[] = [];
+    for (let i = 0; i < 3; i++)
+      history.push(await once(h.url, '/pemi/grid_stress/walk_forward?decision_from=2026-03-01&decision_to=2026-03-05&format=csv', TEST_KEY));
+    for (let i = 0; i < 2; i++) history.push(await once(h.url, '/pemi/grid_stress/vintages?release=x', TEST_KEY));
     const limited: Answer[] = [];
     for (let i = 0; i < 7; i++) limited.push(await once(h.url, '/pemi/grid_stress', LIMITED_KEY));
     // The kernel spread the connections over both threads (the request id's prefix names the thread).
@@ -131,15 +135,22 @@ describe('GET /metrics', () => {
     expect(req('pemi/grid_stress', 'data', 'none', '401')).toBe(5);
     expect(req('pemi/grid_stress', 'data', 'none', '429')).toBe(5);
     expect(req('', 'other', 'none', '404')).toBe(6);
-    expect(delta('pitcache_requests_total', { dataset: 'pemi/grid_stress' })).toBe(sent.length - 6 + limited.length);
+    expect(req('pemi/grid_stress', 'walk_forward', 'csv', '200')).toBe(3);
+    expect(req('pemi/grid_stress', 'vintages', 'none', '400')).toBe(2);
+    expect(delta('pitcache_response_rows_total', { dataset: 'pemi/grid_stress', format: 'csv' })).toBe(
+      [...sent, ...history].filter((r) => r.status === 200 && r.contentType.startsWith('text/csv')).reduce((n, r) => n + r.count, 0),
+    );
+    expect(delta('pitcache_requests_total', { dataset: 'pemi/grid_stress' })).toBe(sent.length - 6 + history.length + limited.length);
 
     // Bytes and rows out: what the clients received, and what x-count said.
     const ok = [...sent, ...limited].filter((r) => r.status === 200);
     const okJson = ok.filter((r) => r.contentType.startsWith('application/json'));
     expect(delta('pitcache_response_rows_total', { dataset: 'pemi/grid_stress', format: 'json' })).toBe(okJson.reduce((n, r) => n + r.count, 0));
-    expect(delta('pitcache_response_rows_total', { dataset: 'pemi/grid_stress' })).toBe(ok.reduce((n, r) => n + r.count, 0));
+    expect(delta('pitcache_response_rows_total', { dataset: 'pemi/grid_stress' })).toBe(
+      [...ok, ...history.filter((r) => r.status === 200)].reduce((n, r) => n + r.count, 0),
+    );
     expect(delta('pitcache_response_rows_total', { dataset: 'pemi/grid_stress', format: 'arrow' })).toBe(3 * rows.length);
-    const allBytes = [...sent, ...limited].reduce((n, r) => n + r.bytes, 0);
+    const allBytes = [...sent, ...history, ...limited].reduce((n, r) => n + r.bytes, 0);
     expect(delta('pitcache_response_bytes_total', {})).toBe(allBytes);
 
     // The latency histogram saw each request once (the manual clock stands still: all in the first bucket).
@@ -153,7 +164,7 @@ describe('GET /metrics', () => {
     // The response cache was asked once per cacheable 200 (JSON and CSV heads).
     const asked =
       delta('pitcache_cache_events_total', { cache: 'response', event: 'hit' }) + delta('pitcache_cache_events_total', { cache: 'response', event: 'miss' });
-    expect(asked).toBe(9 + 2 + 4);
+    expect(asked).toBe(9 + 2 + 4 + 3); // and the 3 walk_forward CSV answers
     expect(delta('pitcache_cache_events_total', { cache: 'response', event: 'hit' })).toBeGreaterThan(0);
   });
 
