@@ -99,8 +99,23 @@ describe('contract 11: vintages', () => {
     );
   });
 
+  it('every parameter but cursor, format and columns is part of the cursor query', async () => {
+    const cursor = (await h.get(`${V}?limit=1`)).body.next_cursor as string;
+    expect((await h.get(`${V}?limit=1&format=csv&columns=tag&cursor=${cursor}`)).status).toBe(200);
+    for (const changed of ['date_from=2026-01-01', 'date_to=2026-12-31', 'as_of=2026-12-31', 'release=first', 'release=all', 'limit=2', 'country=DE']) {
+      const query = changed.startsWith('limit') ? changed : `limit=1&${changed}`;
+      const r = await h.get(`${V}?${query}&cursor=${cursor}`);
+      // release=all is the default: the same query as without it
+      if (changed === 'release=all') expect(r.status).toBe(200);
+      else expectError(r, 400, 'invalid_cursor', 'cursor');
+    }
+  });
+
   it('bad parameters are 400s naming them', async () => {
-    expectError(await h.get(`${V}?release=last`), 400, 'invalid_parameter', 'release');
+    const release = await h.get(`${V}?release=last`);
+    expectError(release, 400, 'invalid_parameter', 'release');
+    expect(release.body.error.message).toBe('release must be all or first');
+    expect((await h.get(`${V}?latest=true`)).body.error.message).toContain('latest does not apply to vintages');
     expectError(await h.get(`${V}?latest=true`), 400, 'invalid_parameter', 'latest');
     expectError(await h.get(`${V}?as_of=yesterday`), 400, 'invalid_parameter', 'as_of');
     expectError(await h.get(`${V}?date_from=2026-02-03&date_to=2026-02-02`), 400, 'invalid_parameter', 'date_from');

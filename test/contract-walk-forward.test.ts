@@ -130,6 +130,17 @@ describe('contract 10: walk_forward', () => {
     }
   });
 
+  it('every parameter but cursor, format and columns is part of the cursor query', async () => {
+    const base = 'decision_from=2026-02-01&decision_to=2026-02-06&window=2&limit=1';
+    const cursor = (await h.get(`${WF}?${base}`)).body.next_cursor as string;
+    expect((await h.get(`${WF}?limit=1&window=2&decision_to=2026-02-06&decision_from=2026-02-01&format=csv&columns=value&cursor=${cursor}`)).status).toBe(200);
+    for (const changed of ['decision_from=2026-01-31', 'decision_to=2026-02-07', 'step=2', 'window=3', 'limit=2', 'country=DE']) {
+      const [name] = changed.split('=');
+      const query = base.includes(`${name}=`) ? base.replace(new RegExp(`${name}=[^&]*`), changed) : `${base}&${changed}`;
+      expectError(await h.get(`${WF}?${query}&cursor=${cursor}`), 400, 'invalid_cursor', 'cursor');
+    }
+  });
+
   it('a cursor only fits the query it came from', async () => {
     const r = await h.get(`${WF}?decision_from=2026-02-01&decision_to=2026-02-06&window=2&limit=1`);
     const cursor = r.body.next_cursor as string;
@@ -169,7 +180,11 @@ describe('contract 10: walk_forward', () => {
     expectError(await h.get(`${WF}?${ok}&basin=atlantic`), 400, 'unknown_parameter', 'basin');
     // 10,000 decision dates is the most: 2000-01-01 + 9,999 days is 2027-05-18
     expect((await h.get(`${WF}?decision_from=2000-01-01&decision_to=2027-05-18&window=0&limit=1`)).status).toBe(200);
-    expectError(await h.get(`${WF}?decision_from=2000-01-01&decision_to=2027-05-19&window=0`), 400, 'invalid_parameter', 'decision_to');
+    const tooMany = await h.get(`${WF}?decision_from=2000-01-01&decision_to=2027-05-19&window=0`);
+    expectError(tooMany, 400, 'invalid_parameter', 'decision_to');
+    expect(tooMany.body.error.message).toBe('at most 10000 decision dates per request; this range and step give 10001');
+    const refused = await h.get(`${WF}?${ok}&as_of=2026-02-01`);
+    expect(refused.body.error.message).toContain('use decision_from, decision_to, step and window');
     expect((await h.get(`${WF}?decision_from=2000-01-01&decision_to=2027-05-19&step=2&window=0&limit=100000`)).status).toBe(200);
   });
 

@@ -102,3 +102,107 @@ describe('Arrow IPC stream writer', () => {
     }
   });
 });
+
+describe('Arrow IPC stream writer: every integer width, units, computed columns of every kind, buffer sizes', () => {
+  const n = 5;
+  const rows = Int32Array.of(4, 2, 0, 3, 1);
+  const ints: Column[] = [
+    { kind: 'int', name: 'i8', validity: null, values: Int8Array.of(-128, -1, 0, 1, 127) },
+    { kind: 'int', name: 'i32', validity: null, values: Int32Array.of(-(2 ** 31), -1, 0, 1, 2 ** 31 - 1) },
+    { kind: 'int', name: 'u8', validity: null, values: Uint8Array.of(0, 1, 2, 254, 255) },
+    { kind: 'int', name: 'u16', validity: null, values: Uint16Array.of(0, 1, 2, 65534, 65535) },
+    { kind: 'int', name: 'u32', validity: null, values: Uint32Array.of(0, 1, 2, 2 ** 32 - 2, 2 ** 32 - 1) },
+    { kind: 'timestamp', name: 'ts_s', unit: 's', validity: null, values: Float64Array.of(0, 1e6, -2e6, 1_700_000_000e6, 5e6) },
+    { kind: 'string', name: 'a', validity: null, codes: Int32Array.of(0, 1, 0, 1, 0), dict: dict(['x', 'long value']) },
+    { kind: 'string', name: 'b', validity: null, codes: Int32Array.of(1, 0, 1, 0, 1), dict: dict(['', 'zz']) },
+  ];
+  // Computed columns (read at output position) of every kind a resolver could hand over.
+  const computedKinds: Column[] = [
+    { kind: 'int64', name: 'p_i64', validity: null, values: BigInt64Array.of(1n, 2n, -3n, 2n ** 60n, 5n) },
+    { kind: 'bool', name: 'p_bool', validity: Uint8Array.of(1, 1, 0, 1, 1), values: Uint8Array.of(1, 0, 1, 0, 1) },
+    { kind: 'string', name: 'p_str', validity: Uint8Array.of(1, 0, 1, 1, 1), codes: Int32Array.of(0, 1, 1, 0, 1), dict: dict(['p', 'qq']) },
+    { kind: 'float', name: 'p_f64', validity: Uint8Array.of(0, 1, 1, 1, 1), values: Float64Array.of(9, 1.5, 2.5, 3.5, 4.5) },
+    { kind: 'date32', name: 'p_date', validity: null, values: Int32Array.of(1, 2, 3, 4, 5) },
+  ];
+  const view: PageView = {
+    columns: [...ints.map((column): OutputColumn => ({ column, at: 'row' })), ...computedKinds.map((column): OutputColumn => ({ column, at: 'position' }))],
+    rows,
+    count: n,
+    seriesKey: [],
+  };
+
+  it('keeps each width and unit, and reads computed columns at output position', () => {
+    const t = tableFromIPC(arrowStreamBytes(view, new Map()));
+    const types = Object.fromEntries(t.schema.fields.map((f) => [f.name, String(f.type)]));
+    expect(types).toMatchObject({
+      i8: 'Int8',
+      i32: 'Int32',
+      u8: 'Uint8',
+      u16: 'Uint16',
+      u32: 'Uint32',
+      ts_s: 'Timestamp<SECOND, UTC>',
+      p_i64: 'Int64',
+      p_bool: 'Bool',
+    });
+    const col = (name: string): unknown[] => [...t.getChild(name)!];
+    const at = (values: ArrayLike<number>): number[] => [...rows].map((r) => values[r]!);
+    for (const c of ints.slice(0, 5)) expect(col(c.name), c.name).toEqual(at((c as { values: ArrayLike<number> }).values));
+    expect([...(t.getChild('ts_s')!.data[0]!.values as BigInt64Array)]).toEqual([5n, -2n, 0n, 1_700_000_000n, 1n]);
+    expect(col('a')).toEqual(['x', 'x', 'x', 'long value', 'long value']);
+    expect(col('b')).toEqual(['zz', 'zz', 'zz', '', '']);
+    expect(col('p_i64')).toEqual([1n, 2n, -3n, 2n ** 60n, 5n]);
+    expect(col('p_bool')).toEqual([true, false, null, false, true]);
+    expect(col('p_str')).toEqual(['p', null, 'qq', 'p', 'qq']);
+    expect(col('p_f64')).toEqual([null, 1.5, 2.5, 3.5, 4.5]);
+    expect(col('p_date')).toEqual([1, 2, 3, 4, 5].map((d) => d * 86_400_000));
+  });
+
+  it('buffers are as small as the format allows: no bitmap without nulls, ceil(n/8) bytes of bits, only the bytes of non-null strings', () => {
+    const t = tableFromIPC(arrowStreamBytes(view, new Map()));
+    const data = (name: string) => t.getChild(name)!.data[0]!;
+    expect(data('i8').nullBitmap?.byteLength ?? 0).toBe(0);
+    expect(data('p_bool').nullBitmap!.byteLength).toBe(1);
+    expect((data('p_bool').values as Uint8Array).byteLength).toBe(1);
+    expect((data('p_str').values as Uint8Array).byteLength).toBe('p'.length + 'qq'.length + 'p'.length + 'qq'.length);
+    expect((data('a').values as Uint8Array).byteLength).toBe(3 + 2 * 'long value'.length);
+    // The whole stream: each message's metadata padded to 8 bytes and no more, every buffer padded to 8.
+    const bytes = Buffer.from(arrowStreamBytes(view, new Map()));
+    const first = bytes.readInt32LE(4);
+    expect(bytes.readInt32LE(0)).toBe(-1);
+    expect(first % 8).toBe(0);
+    const second = bytes.readInt32LE(8 + first + 4);
+    expect(second % 8).toBe(0);
+    const bodyStart = 8 + first + 8 + second;
+    const body = bytes.length - bodyStart - 8;
+    // fixed widths: 5 values each; strings: offsets (6 x 4) + bytes; bitmaps 1 byte; all padded to 8
+    const pad = (x: number): number => Math.ceil(x / 8) * 8;
+    const fixed = [1, 4, 1, 2, 4, 8].map((w) => pad(w * n)).reduce((a, b) => a + b, 0);
+    const strings = pad(24) + pad(3 + 20) + pad(24) + pad(6) + /* p_str */ (pad(1) + pad(24) + pad(6));
+    const computed = pad(8 * n) + /* p_bool */ (pad(1) + pad(1)) + /* p_f64 */ (pad(1) + pad(8 * n)) + pad(4 * n);
+    expect(body).toBe(fixed + strings + computed);
+  });
+
+  it('a page larger than the writer: grows once, same bytes aligned or not', () => {
+    const big = 20_000;
+    const values = Float64Array.from({ length: big }, (_, i) => i * 0.5);
+    const codes = Int32Array.from({ length: big }, (_, i) => i % 3);
+    const bigView: PageView = {
+      columns: [
+        { column: { kind: 'float', name: 'v', validity: null, values }, at: 'row' },
+        { column: { kind: 'string', name: 's', validity: null, codes, dict: dict(['a', 'bb', 'ccc']) }, at: 'row' },
+      ],
+      rows: Int32Array.from({ length: big }, (_, i) => big - 1 - i),
+      count: big,
+      seriesKey: [],
+    };
+    const plain = arrowStreamBytes(bigView, new Map());
+    const w = new ByteWriter(16);
+    w.byte(1);
+    writeArrowStream(w, bigView, new Map());
+    expect(Buffer.from(w.view().subarray(1)).equals(Buffer.from(plain))).toBe(true);
+    const t = tableFromIPC(plain);
+    expect(t.getChild('v')!.get(0)).toBe((big - 1) * 0.5);
+    expect(t.getChild('s')!.get(big - 1)).toBe('a');
+    expect(t.getChild('s')!.get(0)).toBe(['a', 'bb', 'ccc'][(big - 1) % 3]);
+  });
+});

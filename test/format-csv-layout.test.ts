@@ -1,0 +1,85 @@
+/**
+ * CSV of an output layout (src/format/csv/csv-layout.ts), written into a deliberately tiny
+ * ByteWriter so that every record must reserve its full width: stored columns are read at
+ * the page's rows, computed ones (walk_forward's decision_date, vintages' visible_to) at
+ * output position, and a computed column replaced by a new Column object is rebound.
+ */
+import { describe, expect, it } from 'vitest';
+import { CsvLayout } from '../src/format/csv/csv-layout.js';
+import type { OutputColumn } from '../src/format/page-view.js';
+import { ByteWriter } from '../src/render/byte-writer.js';
+import type { Column, Date32Column, StringDictionary, TimestampColumn } from '../src/store/column.js';
+
+function dict(values: string[]): StringDictionary {
+  const parts = values.map((v) => Buffer.from(v, 'utf8'));
+  const utf8Offsets = new Int32Array(values.length + 1);
+  parts.forEach((p, i) => (utf8Offsets[i + 1] = utf8Offsets[i]! + p.length));
+  return { values, utf8: Buffer.concat(parts), utf8Offsets, rank: Int32Array.from(values.keys()), codeOf: new Map(values.map((v, i) => [v, i])) };
+}
+
+const long = 'x'.repeat(300);
+const stored: Column[] = [
+  { kind: 'date32', name: 'date', validity: null, values: Int32Array.of(20_000, 20_001, 20_002) },
+  { kind: 'string', name: 'note', validity: Uint8Array.of(1, 1, 0), codes: Int32Array.of(0, 1, 0), dict: dict([`${long},"q"`, '']) },
+  { kind: 'float', name: 'v', validity: null, values: Float64Array.of(1.5, NaN, -2) },
+];
+const decision = (values: number[]): Date32Column => ({ kind: 'date32', name: 'decision_date', validity: null, values: Int32Array.from(values) });
+const visibleTo: TimestampColumn = {
+  kind: 'timestamp',
+  name: 'visible_to',
+  unit: 'us',
+  validity: Uint8Array.of(0, 1),
+  values: Float64Array.of(0, 1_775_001_600_000_001),
+};
+
+function write(layout: CsvLayout, columns: readonly OutputColumn[], rows: number[]): string {
+  const out = new ByteWriter(16);
+  layout.write(out, { columns, rows: Int32Array.from(rows), count: rows.length, seriesKey: [] });
+  return Buffer.from(out.view()).toString('utf8');
+}
+
+describe('CsvLayout', () => {
+  it('writes the header, then stored cells at the page rows and computed cells at output position', () => {
+    const columns: OutputColumn[] = [{ column: decision([20_010, 20_011]), at: 'position' }, ...stored.map((column): OutputColumn => ({ column, at: 'row' }))];
+    const layout = new CsvLayout(columns);
+    // row 2: a null note (empty field) and -2; row 0: the long note, quoted, its quotes doubled
+    expect(write(layout, columns, [2, 0])).toBe(`decision_date,date,note,v\n2024-10-14,2024-10-06,,-2\n2024-10-15,2024-10-04,"${long},""q""",1.5\n`);
+  });
+
+  it('a computed column replaced by a new Column object is read from the new one', () => {
+    const first = decision([20_010]);
+    const layout = new CsvLayout([
+      { column: first, at: 'position' },
+      { column: stored[2]!, at: 'row' },
+    ]);
+    expect(
+      write(
+        layout,
+        [
+          { column: first, at: 'position' },
+          { column: stored[2]!, at: 'row' },
+        ],
+        [1],
+      ),
+    ).toBe('decision_date,v\n2024-10-14,\n');
+    const second = decision([20_011]);
+    expect(
+      write(
+        layout,
+        [
+          { column: second, at: 'position' },
+          { column: stored[2]!, at: 'row' },
+        ],
+        [0],
+      ),
+    ).toBe('decision_date,v\n2024-10-15,1.5\n');
+  });
+
+  it('vintages: a null visible_to is an empty field, the empty string is ""', () => {
+    const columns: OutputColumn[] = [
+      { column: stored[1]!, at: 'row' },
+      { column: visibleTo, at: 'position' },
+    ];
+    expect(write(new CsvLayout(columns), columns, [1, 1])).toBe('note,visible_to\n"",\n"",2026-04-01T00:00:00.000001Z\n');
+  });
+});
