@@ -1,6 +1,6 @@
 /**
  * tinybench of whole data requests through createApiHandler (parse -> resolve -> write ->
- * envelope), in process (no socket), on the demo's gbsi_eu/system_stress built as the
+ * envelope) in each format, in process (no socket), on the demo's gbsi_eu/system_stress built as the
  * server builds it. Measures what the request-path seams (issue 12) could cost: run it
  * before and after a change to that path. Run: `npx tsx bench/micro/request-path.ts [--quick]`.
  */
@@ -24,6 +24,8 @@ import { ManualClock } from '../../src/time/clock.js';
 const DATASET = 'gbsi_eu/system_stress';
 
 /** Each case: a path and query, asked the same way every iteration. */
+const FORMATS = ['json', 'csv', 'arrow'] as const;
+
 const CASES: ReadonlyArray<readonly [string, string]> = [
   ['latest (all series)', ''],
   ['walk-forward step (one series, 90 days as of D)', 'country=DE&date_from=2025-06-01&date_to=2025-08-30&as_of=2025-08-30'],
@@ -74,20 +76,32 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
   const bench = new Bench(quick ? { time: 300, warmupTime: 100 } : { time: 1500, warmupTime: 400 });
   const sizes = new Map<string, number>();
   let sink = 0;
-  for (const [name, q] of CASES) {
-    const r = req(q);
-    const first = plain(r) as HttpResponse;
-    if (first.status !== 200) throw new Error(`${name}: ${first.status} ${Buffer.from(first.body).toString()}`);
-    for (const [label, h] of [
-      ['no cache', uncached],
-      ['row cache', plain],
-      ['response cache hit', cached],
-    ] as const) {
-      const task = `${name}, ${label}`;
-      sizes.set(task, first.body.byteLength);
-      bench.add(task, () => {
-        sink += (h(r) as HttpResponse).body.byteLength;
-      });
+  for (const [base, q0] of CASES) {
+    for (const format of FORMATS) {
+      const q = format === 'json' ? q0 : `${q0}${q0 === '' ? '' : '&'}format=${format}`;
+      const name = `${base}, ${format}`;
+      const r = req(q);
+      const first = plain(r) as HttpResponse;
+      if (first.status !== 200) throw new Error(`${name}: ${first.status} ${Buffer.from(first.body).toString()}`);
+      // The row cache holds rendered text rows: Arrow has nothing to take from it.
+      const modes =
+        format === 'arrow'
+          ? ([
+              ['no cache', uncached],
+              ['response cache hit', cached],
+            ] as const)
+          : ([
+              ['no cache', uncached],
+              ['row cache', plain],
+              ['response cache hit', cached],
+            ] as const);
+      for (const [label, h] of modes) {
+        const task = `${name}, ${label}`;
+        sizes.set(task, first.body.byteLength);
+        bench.add(task, () => {
+          sink += (h(r) as HttpResponse).body.byteLength;
+        });
+      }
     }
   }
   await bench.run();
