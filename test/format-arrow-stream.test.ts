@@ -182,6 +182,34 @@ describe('Arrow IPC stream writer: every integer width, units, computed columns 
     expect(body).toBe(fixed + strings + computed);
   });
 
+  it('reads the page only: rows past count are scratch, never counted or copied; computed 1- and 2-byte columns at position; every field nullable', () => {
+    const s: Column = { kind: 'string', name: 's', validity: null, codes: Int32Array.of(0, 0, 1), dict: dict(['aa', 'bbb']) };
+    const f: Column = { kind: 'float', name: 'f', validity: Uint8Array.of(1, 0, 1), values: Float64Array.of(1, 2, 3) };
+    const p8: Column = { kind: 'int', name: 'p8', validity: null, values: Int8Array.of(-5, 6, 7, 8) };
+    const p16: Column = { kind: 'int', name: 'p16', validity: null, values: Uint16Array.of(1000, 2000, 3000, 4000) };
+    // A resolver's scratch: rows[2] is left over from a longer page, and row 1 is null in f.
+    const scratch: PageView = {
+      columns: [
+        { column: s, at: 'row' },
+        { column: f, at: 'row' },
+        { column: p8, at: 'position' },
+        { column: p16, at: 'position' },
+      ],
+      rows: Int32Array.of(2, 0, 1),
+      count: 2,
+      seriesKey: [],
+    };
+    const t = tableFromIPC(arrowStreamBytes(scratch, new Map()));
+    expect(t.numRows).toBe(2);
+    expect([...t.getChild('s')!]).toEqual(['bbb', 'aa']);
+    expect((t.getChild('s')!.data[0]!.values as Uint8Array).byteLength).toBe(5);
+    expect(t.getChild('f')!.nullCount).toBe(0);
+    expect([...t.getChild('f')!]).toEqual([3, 1]);
+    expect([...t.getChild('p8')!]).toEqual([-5, 6]);
+    expect([...t.getChild('p16')!]).toEqual([1000, 2000]);
+    expect(t.schema.fields.map((x) => x.nullable)).toEqual([true, true, true, true]);
+  });
+
   it('a page larger than the writer: grows once, same bytes aligned or not', () => {
     const big = 20_000;
     const values = Float64Array.from({ length: big }, (_, i) => i * 0.5);
