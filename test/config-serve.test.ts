@@ -18,6 +18,8 @@ const SOURCE_DEFAULTS = {
   datasets: DatasetSelection.all(),
   metricsPort: null,
   drainMs: 10_000,
+  retainMemory: { kind: 'percent', percent: 25, atLeastLargest: true },
+  cursorIdleMs: 600_000,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -75,6 +77,10 @@ describe('parseServeConfig', () => {
       '9090',
       '--drain-seconds',
       '0',
+      '--retain-memory',
+      '1.5GiB',
+      '--cursor-idle',
+      '90s',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -92,6 +98,8 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('gbsi_us/*,pemi/grid_stress'),
       metricsPort: 9090,
       drainMs: 0,
+      retainMemory: { kind: 'bytes', bytes: 1.5 * 2 ** 30 },
+      cursorIdleMs: 90_000,
     });
     expect(config.datasets.list()).toEqual([
       'gbsi_us/system_stress',
@@ -121,6 +129,8 @@ describe('parseServeConfig', () => {
       PITCACHE_DATASETS: '*/system_stress',
       PITCACHE_METRICS_PORT: '0',
       PITCACHE_DRAIN_SECONDS: '3600',
+      PITCACHE_RETAIN_MEMORY: '40%',
+      PITCACHE_CURSOR_IDLE: '1h',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -138,6 +148,8 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('*/system_stress'),
       metricsPort: 0,
       drainMs: 3_600_000,
+      retainMemory: { kind: 'percent', percent: 40 },
+      cursorIdleMs: 3_600_000,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });
@@ -240,6 +252,12 @@ describe('parseServeConfig', () => {
       expect(message.split('\n'), JSON.stringify(argv)).toHaveLength(1);
       for (const name of names) expect(message, JSON.stringify({ argv, env })).toContain(name);
     }
+  });
+
+  it('refuses a --retain-memory or --cursor-idle it cannot read, naming the flag and the forms it takes', () => {
+    expect(fail([...DATA, '--retain-memory', 'lots'])).toMatch(/--retain-memory.*"lots" is not a size \(e\.g\. 2GiB, 512MiB, 1000000\) or a percentage/);
+    expect(fail([...DATA, '--retain-memory', '5000%'])).toMatch(/--retain-memory.*more than 1000% of the live data/);
+    expect(fail([...DATA], { PITCACHE_CURSOR_IDLE: 'soon' })).toMatch(/PITCACHE_CURSOR_IDLE \(--cursor-idle\).*"soon" is not a duration/);
   });
 
   it('says what is wrong with a --datasets pattern', () => {

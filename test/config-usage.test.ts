@@ -25,6 +25,8 @@ const SERVE_FLAGS = [
   '--datasets',
   '--metrics-port',
   '--drain-seconds',
+  '--retain-memory',
+  '--cursor-idle',
 ];
 const SERVE_ENVS = SERVE_FLAGS.map((f) => 'PITCACHE_' + f.slice(2).replace(/-/g, '_').toUpperCase());
 
@@ -58,6 +60,8 @@ describe('option table', () => {
     expect(rows.find((r) => r.flag === '--source')?.default).toBeUndefined();
     expect(rows.find((r) => r.flag === '--drain-seconds')?.default).toBe('10');
     expect(rows.find((r) => r.flag === '--metrics-port')?.default).toBeUndefined();
+    expect(rows.find((r) => r.flag === '--cursor-idle')?.default).toBe('10m');
+    expect(rows.find((r) => r.flag === '--retain-memory')?.default).toBeUndefined();
     for (const r of rows) expect(r.description.length).toBeGreaterThan(10);
   });
 

@@ -86,7 +86,7 @@ describe('contract 2: cursor_expired', () => {
 
   beforeAll(async () => {
     // No room to keep a superseded generation: a refresh drops the old one at once.
-    h = await startInProcessHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }], server: { retainedBytes: 1 } });
+    h = await startInProcessHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }], server: { retainMemory: { kind: 'bytes', bytes: 1 } } });
   });
   afterAll(() => h.close());
 

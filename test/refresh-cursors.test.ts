@@ -26,7 +26,10 @@ async function fresh(retainedBytes?: number): Promise<{ world: S3World; s: Serve
   const world = await startS3World(`cursors-${worlds.length}`);
   worlds.push(world);
   await publish(world.publisher, 1);
-  running = await serve(world.openSource(), { clock: new ManualClock(T0), ...(retainedBytes === undefined ? {} : { retainedBytes }) });
+  running = await serve(world.openSource(), {
+    clock: new ManualClock(T0),
+    ...(retainedBytes === undefined ? {} : { retainMemory: { kind: 'bytes', bytes: retainedBytes } }),
+  });
   return { world, s: running };
 }
 

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { LOG_LEVELS } from '../log/logger.js';
+import { DEFAULT_BUDGET, parseBudget, parseDuration, type Budget } from '../server/retention-budget.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
 import { optionRows, optionSpecs } from './option-table.js';
@@ -75,7 +76,27 @@ const serveOptions = z.object({
     .describe(
       `On SIGTERM or SIGINT: seconds during which /readyz answers 503 while requests are still answered, so that load balancers stop sending; then the listeners close, requests in flight get up to ${SHUTDOWN_GRACE_SECONDS} s more, and the process exits 0. A second signal exits at once.`,
     ),
+  retainMemory: parsedOption(parseBudget)
+    .optional()
+    .describe(
+      'Memory superseded generations may hold for cursor chains, across all datasets: a size (2GiB, 512MiB, bytes) or a percentage of the live generations (25%); least recently used released first. Unset: 25% of the live bytes and never less than the largest live generation. A released generation answers cursor_expired.',
+    ),
+  cursorIdle: parsedOption((text) => parseDuration(text, '--cursor-idle'))
+    .default('10m')
+    .describe('A superseded generation no cursor used for this long (10m, 90s, 1h) is released, even under the --retain-memory budget.'),
 });
+
+/** A value read by `parse` (which throws with its own message when the text is wrong). */
+function parsedOption<T>(parse: (text: string) => T): z.ZodEffects<z.ZodString, T, string> {
+  return z.string({ required_error: 'is required' }).transform((text, ctx) => {
+    try {
+      return parse(text);
+    } catch (e) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message.replace(/^--[a-z-]+: /, '') });
+      return z.NEVER;
+    }
+  });
+}
 
 /** `--datasets`: a DatasetSelection; its own message when a pattern is malformed or matches nothing. */
 function datasetsOption(): z.ZodEffects<z.ZodString, DatasetSelection, string> {
@@ -138,6 +159,10 @@ export interface ServeConfig {
   readonly metricsPort: number | null;
   /** how long /readyz fails before the listeners close on SIGTERM */
   readonly drainMs: number;
+  /** what superseded generations may hold, all datasets together */
+  readonly retainMemory: Budget;
+  /** a superseded generation unused this long is released */
+  readonly cursorIdleMs: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -168,6 +193,8 @@ export const serveConfigSchema = serveOptions
       datasets: o.datasets ?? DatasetSelection.all(),
       metricsPort: o.metricsPort ?? null,
       drainMs: o.drainSeconds * 1000,
+      retainMemory: o.retainMemory ?? DEFAULT_BUDGET,
+      cursorIdleMs: o.cursorIdle,
     };
   });
 

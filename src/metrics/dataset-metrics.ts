@@ -2,6 +2,7 @@ import { Registry, type Metric } from 'prom-client';
 import { OPS_ERROR_CODES, type OpsErrorCode } from '../ops-errors.js';
 import type { DatasetRegistry } from '../server/dataset-registry.js';
 import type { DatasetSlot } from '../server/dataset-slot.js';
+import type { RetentionStats } from '../server/generation-retention.js';
 import type { CheckListener } from '../server/snapshot-loader.js';
 import { counter, gauge, type CustomMetric, type Sample } from './custom-metric.js';
 
@@ -18,7 +19,11 @@ export class DatasetMetrics implements CheckListener {
   /** [slot][ops error code] */
   private readonly errors: Float64Array;
 
-  constructor(private readonly datasets: DatasetRegistry) {
+  constructor(
+    private readonly datasets: DatasetRegistry,
+    /** the superseded generations held for cursors, and their budget */
+    private readonly retention: { stats(): RetentionStats } | null = null,
+  ) {
     this.index = new Map(datasets.slots.map((s, i) => [s, i]));
     this.lastSuccessMs = new Float64Array(datasets.slots.length).fill(NaN);
     this.errors = new Float64Array(datasets.slots.length * OPS_ERROR_CODES.length);
@@ -83,6 +88,7 @@ export class DatasetMetrics implements CheckListener {
             return Number.isNaN(ms) ? [] : [{ labels: { dataset: s.id }, value: ms / 1000 }];
           }),
       ),
+      ...this.retentionCollectors(),
       counter(
         'pitcache_source_errors_total',
         'Failed checks or loads of a dataset by kind (source_unreachable, manifest_missing, checksum_mismatch...).',
@@ -96,6 +102,31 @@ export class DatasetMetrics implements CheckListener {
           return values;
         },
       ),
+    ];
+  }
+
+  private retentionCollectors(): CustomMetric[] {
+    const retention = this.retention;
+    if (retention === null) return [];
+    const perDataset = (read: (bytes: number) => number) => (): Sample[] => {
+      const by = new Map<string, number>();
+      for (const e of retention.stats().generations) by.set(e.dataset, (by.get(e.dataset) ?? 0) + read(e.bytes));
+      return [...by].map(([dataset, value]) => ({ labels: { dataset }, value }));
+    };
+    return [
+      gauge(
+        'pitcache_retained_generations',
+        'Superseded generations held in memory for cursor chains, per dataset.',
+        perDataset(() => 1),
+      ),
+      gauge(
+        'pitcache_retained_bytes',
+        'Bytes of superseded generations held for cursor chains, per dataset (they count against --retain-memory).',
+        perDataset((b) => b),
+      ),
+      gauge('pitcache_retention_budget_bytes', 'Bytes superseded generations may hold, across all datasets (--retain-memory).', () => [
+        { labels: {}, value: retention.stats().budgetBytes },
+      ]),
     ];
   }
 }

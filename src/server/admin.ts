@@ -1,4 +1,5 @@
 import type { DatasetRegistry } from './dataset-registry.js';
+import type { RetentionStats } from './generation-retention.js';
 import type { CheckReport, SnapshotLoader } from './snapshot-loader.js';
 
 /** Bodies of the operational endpoints (admin keys only). Cold paths: JSON.stringify is fine. */
@@ -12,7 +13,12 @@ export interface AdminOps {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader, metricsText: () => Promise<string>): AdminOps {
+export function createAdminOps(
+  registry: DatasetRegistry,
+  loader: SnapshotLoader,
+  metricsText: () => Promise<string>,
+  retention: { stats(): RetentionStats } | null = null,
+): AdminOps {
   return {
     async metrics() {
       return Buffer.from(await metricsText());
@@ -33,9 +39,22 @@ export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader
       );
     },
     async status() {
+      const memory = process.memoryUsage();
+      const r = retention?.stats() ?? null;
       return Buffer.from(
         JSON.stringify({
           ready: registry.ready,
+          process: { rss: memory.rss, heap_used: memory.heapUsed, external: memory.external, array_buffers: memory.arrayBuffers },
+          retention:
+            r === null
+              ? null
+              : {
+                  budget_bytes: r.budgetBytes,
+                  held_bytes: r.heldBytes,
+                  live_bytes: r.liveBytes,
+                  cursor_idle_seconds: r.cursorIdleMs / 1000,
+                  generations: r.generations.map((e) => ({ dataset: e.dataset, generation: e.generation, bytes: e.bytes, last_used: iso(e.lastUsedMs) })),
+                },
           datasets: registry.slots.map((s) => {
             const g = s.current;
             return {

@@ -1,12 +1,23 @@
-import { LRUCache } from 'lru-cache';
 import type { ProductSpec } from '../catalog/products.js';
 import { dayEndUs, parseDate } from '../time/instant.js';
 import type { Generation } from './generation.js';
 
 export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreachable';
 
-/** Bytes of superseded generations kept for live cursor chains (contract 2). */
-export const DEFAULT_RETAINED_BYTES = 1 << 30;
+/**
+ * Who decides how long a superseded generation stays: the process-wide budget on the
+ * loading thread (generation-retention.ts), or, on a serving thread, the loading thread's
+ * decisions relayed to it. The slot only holds what it is told to hold.
+ */
+export interface SlotRetention {
+  /** `next` is served now; `prev` (null at the first load) was superseded and is held until released. */
+  swapped(slot: DatasetSlot, prev: Generation | null, next: Generation): void;
+  /** A cursor was answered from superseded generation `number`: it is in use. */
+  used(slot: DatasetSlot, number: number): void;
+}
+
+/** Holds every superseded generation until released (tests and tools that manage nothing). */
+export const holdAll: SlotRetention = { swapped: () => undefined, used: () => undefined };
 
 /** What a serving thread mirrors of a slot the loading thread owns (serving-messages.ts). */
 export interface SlotStatus {
@@ -30,19 +41,16 @@ export class DatasetSlot {
   private _current: Generation | null = null;
   private _lastError: string | null = null;
   private _lastCheckMs: number | null = null;
-  private readonly retained: LRUCache<number, Generation>;
+  /** superseded generations still held for cursor chains, by number */
+  private readonly retained = new Map<number, Generation>();
 
   constructor(
     readonly product: ProductSpec,
     readonly dataset: string,
-    retainedBytes = DEFAULT_RETAINED_BYTES,
+    private readonly retention: SlotRetention = holdAll,
   ) {
     this.id = `${product.id}/${dataset}`;
     this.floorUs = dayEndUs(parseDate(product.floor)!);
-    this.retained = new LRUCache<number, Generation>({
-      maxSize: Math.max(1, retainedBytes),
-      sizeCalculation: (g) => Math.max(1, g.table.byteSize),
-    });
   }
 
   get state(): SlotState {
@@ -59,20 +67,35 @@ export class DatasetSlot {
     return this._lastCheckMs;
   }
 
-  /** Serves `next` from now on; the previous generation stays reachable for cursors while it fits. */
+  /** Serves `next` from now on; the previous generation stays reachable for cursors until the retention releases it. */
   swap(next: Generation): void {
     const prev = this._current;
     this._current = next;
     this._state = 'loaded';
     this._lastError = null;
-    if (prev !== null && prev.number !== next.number) this.retained.set(prev.number, prev);
+    const superseded = prev !== null && prev.number !== next.number ? prev : null;
+    if (superseded !== null) this.retained.set(superseded.number, superseded);
     this.retained.delete(next.number);
+    this.retention.swapped(this, superseded, next);
   }
 
-  /** A generation by number: the current one or a retained one, else null (cursor_expired). */
+  /** A generation by number: the current one or a retained one (now in use), else null (cursor_expired). */
   find(number: number): Generation | null {
     if (this._current?.number === number) return this._current;
-    return this.retained.get(number) ?? null;
+    const g = this.retained.get(number);
+    if (g === undefined) return null;
+    this.retention.used(this, number);
+    return g;
+  }
+
+  /** Drops a superseded generation (the retention's decision): its memory can go once no request holds it. */
+  release(number: number): void {
+    this.retained.delete(number);
+  }
+
+  /** Keeps only these superseded generations (a serving thread following the loading thread's decisions). */
+  retainOnly(numbers: readonly number[]): void {
+    for (const n of [...this.retained.keys()]) if (!numbers.includes(n)) this.retained.delete(n);
   }
 
   /** Numbers of the superseded generations still kept for cursors. */

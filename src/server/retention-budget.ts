@@ -14,7 +14,15 @@
  * again on demand. This class is the policy only: it says what to release; the owner drops
  * the references (on every serving thread) so the memory can go.
  */
-export type Budget = { readonly kind: 'bytes'; readonly bytes: number } | { readonly kind: 'percent'; readonly percent: number };
+export type Budget =
+  | { readonly kind: 'bytes'; readonly bytes: number }
+  /**
+   * `atLeastLargest`: never less than the largest live generation, so that a server of one
+   * dataset (whose superseded generation is about 100% of its live bytes) still keeps the
+   * generation a cursor chain started on across a refresh. The default has it; a percentage
+   * given by ops is taken as given.
+   */
+  | { readonly kind: 'percent'; readonly percent: number; readonly atLeastLargest?: boolean };
 
 export interface RetainedEntry {
   readonly dataset: string;
@@ -45,13 +53,14 @@ export function parseDuration(text: string, flag: string): number {
   return Math.round(Number(m[1]) * { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7 }[m[2] ?? 'ms']!);
 }
 
-export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25 };
+export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25, atLeastLargest: true };
 export const DEFAULT_CURSOR_IDLE_MS = 10 * 60_000;
 
 export class RetentionBudget {
   /** insertion order = recency: a touch re-inserts */
   private readonly entries = new Map<string, RetainedEntry>();
   private liveBytes = 0;
+  private largestLive = 0;
   private held = 0;
 
   constructor(
@@ -61,12 +70,16 @@ export class RetentionBudget {
 
   /** Bytes the retained generations may hold now. */
   limit(): number {
-    return this.budget.kind === 'bytes' ? this.budget.bytes : Math.floor((this.liveBytes * this.budget.percent) / 100);
+    const b = this.budget;
+    if (b.kind === 'bytes') return b.bytes;
+    const share = Math.floor((this.liveBytes * b.percent) / 100);
+    return b.atLeastLargest === true ? Math.max(share, this.largestLive) : share;
   }
 
-  /** The live generations' bytes changed (a swap); a percentage budget follows it. Returns what to release. */
-  setLiveBytes(bytes: number): RetainedEntry[] {
+  /** The live generations' bytes changed (a swap); a percentage budget follows them. Returns what to release. */
+  setLiveBytes(bytes: number, largest = 0): RetainedEntry[] {
     this.liveBytes = bytes;
+    this.largestLive = largest;
     return this.shrink();
   }
 

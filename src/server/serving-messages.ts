@@ -15,7 +15,6 @@ export interface ServingInit {
   readonly limiter: RateLimiterState;
   /** the injected clock's shared cell, when it has one (tests); else the system clock */
   readonly clock: Float64Array | undefined;
-  readonly retainedBytes: number | undefined;
   readonly accessLog: boolean;
   readonly logLevel: LogLevel | null;
   readonly responseCacheBytes: number;
@@ -34,6 +33,8 @@ export interface GenerationMessage {
   readonly table: TableTransfer;
   readonly loadedAtMs: number;
   readonly loadMs: number;
+  /** the superseded generations the loading thread still holds for this dataset after the swap */
+  readonly retained: readonly number[];
 }
 
 export interface SlotMessage {
@@ -53,6 +54,8 @@ export type ToServing =
   | GenerationMessage
   | SlotMessage
   | { readonly type: 'ready' }
+  /** the loading thread's retention released generations: keep only these superseded ones */
+  | { readonly type: 'retained'; readonly dataset: string; readonly numbers: readonly number[] }
   /** SIGTERM: /readyz answers 503 from now on */
   | { readonly type: 'drain' }
   /** a reloaded keys file and the rate-limit buckets for it (shared by every thread) */
@@ -65,6 +68,8 @@ export type FromServing =
   | { readonly type: 'listening'; readonly port: number }
   | { readonly type: 'listen-failed'; readonly error: string }
   | { readonly type: 'admin'; readonly id: number; readonly op: AdminOp }
+  /** a cursor was answered from this superseded generation (throttled per generation) */
+  | { readonly type: 'touched'; readonly dataset: string; readonly generation: number }
   /** the answer to a 'call': a metrics snapshot, or null for the others */
   | { readonly type: 'call-reply'; readonly id: number; readonly value: MetricsSnapshot | null }
   | { readonly type: 'closed' };

@@ -8,6 +8,7 @@ import { tableToTransfer } from '../store/table-transfer.js';
 import type { AdminOps } from './admin.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { AdminOp, FromServing, ServingCall, ServingInit, ToServing } from './serving-messages.js';
+import type { RetentionListener } from './generation-retention.js';
 import type { SlotObserver } from './slot-observer.js';
 import { spawnModuleWorker } from './table-builder.js';
 
@@ -19,7 +20,7 @@ import { spawnModuleWorker } from './table-builder.js';
  * Built before the loader (which is told of it at construction), started once the admin
  * operations over that loader exist.
  */
-export class ServingPool implements SlotObserver {
+export class ServingPool implements SlotObserver, RetentionListener {
   private workers: Worker[] = [];
   /** generation number last sent per dataset, so a state update never resends a table */
   private readonly sent = new Map<string, number>();
@@ -28,7 +29,11 @@ export class ServingPool implements SlotObserver {
   private readonly calls = new Map<number, (value: MetricsSnapshot | null) => void>();
   private nextCall = 0;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** told when a serving thread answered a cursor from a superseded generation */
+    private readonly retention: { usedBy(dataset: string, generation: number): void } | null = null,
+  ) {}
 
   /**
    * Starts n threads on one port (SO_REUSEPORT: the kernel spreads connections). Threads
@@ -63,6 +68,7 @@ export class ServingPool implements SlotObserver {
         table: tableToTransfer(g.table),
         loadedAtMs: g.loadedAtMs,
         loadMs: g.loadMs,
+        retained: slot.retainedNumbers(),
       });
     }
     this.broadcast({ type: 'slot', dataset: slot.id, status: slot.status() });
@@ -70,6 +76,11 @@ export class ServingPool implements SlotObserver {
 
   ready(): void {
     this.broadcast({ type: 'ready' });
+  }
+
+  /** The retention released generations of this slot: every thread drops them too. */
+  retainedChanged(slot: DatasetSlot): void {
+    this.broadcast({ type: 'retained', dataset: slot.id, numbers: slot.retainedNumbers() });
   }
 
   /** SIGTERM: every thread's /readyz answers 503. */
@@ -135,6 +146,7 @@ export class ServingPool implements SlotObserver {
         if (m.type === 'listening') resolve(m.port);
         else if (m.type === 'listen-failed') reject(new Error(m.error));
         else if (m.type === 'admin') void this.answerAdmin(w, m.id, m.op);
+        else if (m.type === 'touched') this.retention?.usedBy(m.dataset, m.generation);
         else if (m.type === 'call-reply') {
           this.calls.get(m.id)?.(m.value);
           this.calls.delete(m.id);

@@ -7,10 +7,11 @@ import { AccessLog } from '../log/access-log.js';
 import { createLogger, silentLogger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
-import { clockFromShared } from '../time/clock.js';
+import { clockFromShared, type Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
+import type { SlotRetention } from './dataset-slot.js';
 import { makeGeneration } from './generation.js';
 import { RequestIds } from './request-ids.js';
 import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
@@ -39,6 +40,29 @@ const admin: AdminOps = {
   metrics: () => ask('metrics'),
 };
 
+/** How often one superseded generation's use is reported: the idle time is minutes, so a few seconds is exact enough. */
+const TOUCH_EVERY_MS = 5000;
+
+/**
+ * This thread's slots hold what the loading thread's retention decides (it relays every
+ * release); what they report is use: a cursor answered from a superseded generation keeps
+ * it from being released as idle. Reported at most every TOUCH_EVERY_MS per generation.
+ */
+function relayUse(clock: Clock): SlotRetention {
+  const last = new Map<string, number>();
+  return {
+    swapped: () => undefined,
+    used(slot, number) {
+      const key = `${slot.id}#${number}`;
+      const now = clock.now();
+      if (now - (last.get(key) ?? -Infinity) < TOUCH_EVERY_MS) return;
+      if (last.size >= 1024) last.clear(); // generations come and go: forget old ones
+      last.set(key, now);
+      send({ type: 'touched', dataset: slot.id, generation: number });
+    },
+  };
+}
+
 function ask(op: AdminOp): Promise<Uint8Array> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
@@ -64,8 +88,8 @@ port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
       const selection = DatasetSelection.parse(m.datasets);
-      registry = new DatasetRegistry(m.retainedBytes, selection);
       const clock = clockFromShared(m.clock);
+      registry = new DatasetRegistry(relayUse(clock), selection);
       keys = new KeyRegistry(m.keys);
       limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
@@ -99,8 +123,12 @@ port.on('message', (m: ToServing) => {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
       slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
+      slot.retainOnly(m.retained);
       return;
     }
+    case 'retained':
+      registry?.byName(m.dataset)?.retainOnly(m.numbers);
+      return;
     case 'slot': {
       registry?.byName(m.dataset)?.mirror(m.status);
       return;

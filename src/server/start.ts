@@ -16,6 +16,8 @@ import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
 import { RequestIds } from './request-ids.js';
 import { ServingMetrics } from './serving-metrics.js';
+import { GenerationRetention } from './generation-retention.js';
+import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, type Budget } from './retention-budget.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
@@ -32,8 +34,10 @@ export interface StartOptions {
   readonly timers?: Timers;
   readonly log?: Logger;
   readonly accessLog?: AccessLog | null;
-  /** bytes of superseded generations kept for live cursors */
-  readonly retainedBytes?: number;
+  /** what superseded generations may hold, across all datasets (`--retain-memory`; default 25% of the live bytes) */
+  readonly retainMemory?: Budget;
+  /** a superseded generation no cursor used for this long is released (`--cursor-idle`; default 10 min) */
+  readonly cursorIdleMs?: number;
   /** manifest polling period; 0 = only POST /admin/refresh (default 60 s) */
   readonly refreshIntervalMs?: number;
   /** how long start-up retries an unreachable source (default 60 s) */
@@ -105,25 +109,38 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
   const selection = opts.datasets ?? DatasetSelection.all();
-  const registry = new DatasetRegistry(opts.retainedBytes, selection);
-  const datasetMetrics = new DatasetMetrics(registry);
+  const retention = new GenerationRetention(opts.retainMemory ?? DEFAULT_BUDGET, opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS, clock);
+  const registry = new DatasetRegistry(retention, selection);
+  const datasetMetrics = new DatasetMetrics(registry, retention);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
   const workers = opts.workers ?? 1;
   // Serving threads (if any) mirror every check: the pool observes the loader.
-  const pool = workers > 1 ? new ServingPool(log) : null;
+  const pool = workers > 1 ? new ServingPool(log, retention) : null;
+  if (pool !== null) retention.relayTo(pool);
+  const timers = opts.timers ?? realTimers;
   const loader = new SnapshotLoader({
     ...(pool === null ? {} : { observer: pool }),
     source: opts.source,
     registry,
     builder,
     clock,
-    timers: opts.timers ?? realTimers,
+    timers,
     log,
     refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
     startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
     cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
-    checks: datasetMetrics,
+    // Every settled check also sweeps superseded generations gone idle (--cursor-idle).
+    checks: {
+      succeeded: (slot, atMs) => {
+        datasetMetrics.succeeded(slot, atMs);
+        retention.sweep();
+      },
+      failed: (slot, code) => {
+        datasetMetrics.failed(slot, code);
+        retention.sweep();
+      },
+    },
     ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
@@ -135,7 +152,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     const threads: MetricsSnapshot[] = pool !== null ? await pool.metricsSnapshots() : [await serving!.snapshot()];
     return prometheusText([await loadingMetrics.getMetricsAsJSON(), ...threads]);
   };
-  const admin = createAdminOps(registry, loader, metricsText);
+  const admin = createAdminOps(registry, loader, metricsText, retention);
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
@@ -149,7 +166,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         keys: opts.keys,
         limiter: limiter.state,
         clock: clock.shared,
-        retainedBytes: opts.retainedBytes,
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
