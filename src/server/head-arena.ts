@@ -21,6 +21,8 @@ export class HeadArena {
   readonly bytes: Uint8Array;
   /** per page: the next page of its chain, or -1 at the end (free pages chain the free list) */
   private readonly next: Int32Array;
+  /** per page: a view of its bytes, made on first use and kept, so copying a whole page out allocates nothing */
+  private readonly views: Array<Uint8Array | undefined>;
   private freeHead: number;
   private free: number;
   readonly pages: number;
@@ -31,6 +33,7 @@ export class HeadArena {
     // Zero-filled and untouched: the OS backs a page only when a head is first written to it.
     this.bytes = new Uint8Array(this.pages * HEAD_PAGE_BYTES);
     this.next = new Int32Array(this.pages);
+    this.views = new Array<Uint8Array | undefined>(this.pages);
     for (let i = 0; i < this.pages; i++) this.next[i] = i + 1 < this.pages ? i + 1 : -1;
     this.freeHead = 0;
     this.free = this.pages;
@@ -71,11 +74,12 @@ export class HeadArena {
   /** Copies the n bytes of the chain at `first` into dst at 0 (dst has room). */
   copyOut(first: number, n: number, dst: Uint8Array): void {
     let page = first;
-    for (let at = 0; at < n; at += HEAD_PAGE_BYTES) {
-      const start = page * HEAD_PAGE_BYTES;
-      copyBytes(dst, at, this.bytes, start, start + Math.min(HEAD_PAGE_BYTES, n - at));
+    let at = 0;
+    for (; at + HEAD_PAGE_BYTES <= n; at += HEAD_PAGE_BYTES) {
+      dst.set((this.views[page] ??= this.bytes.subarray(page * HEAD_PAGE_BYTES, (page + 1) * HEAD_PAGE_BYTES)), at);
       page = this.next[page]!;
     }
+    if (at < n) copyBytes(dst, at, this.bytes, page * HEAD_PAGE_BYTES, page * HEAD_PAGE_BYTES + (n - at));
   }
 
   /** Returns the chain at `first` to the free list. */
