@@ -81,7 +81,7 @@ port.on('message', (m: ToServing) => {
         log,
         admin,
         responseCacheBytes: m.responseCacheBytes,
-        rowCacheBytes: m.rowCacheBytes,
+        rowArena: m.rowArena,
         metrics: metrics.requests,
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
@@ -98,7 +98,9 @@ port.on('message', (m: ToServing) => {
     case 'generation': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
+      slot.swap(
+        makeGeneration({ number: m.number, uid: m.uid, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }),
+      );
       return;
     }
     case 'slot': {

@@ -16,9 +16,11 @@ export class JsonFormatWriter implements FormatWriter {
   readonly format = 'json';
   readonly contentType = CONTENT_TYPES.json;
   readonly cacheableHead = true;
-  private readonly layouts = new JsonLayouts();
+  private readonly layouts: JsonLayouts;
 
-  constructor(private readonly rowCache: RowCache | null = null) {}
+  constructor(private readonly rowCache: RowCache | null = null) {
+    this.layouts = new JsonLayouts(rowCache);
+  }
 
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
   writeHead(out: ByteWriter, page: ResolvedPage): void {
