@@ -90,7 +90,11 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
   const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
-  const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(rowCache), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
+  const writers: Readonly<Record<Format, FormatWriter>> = {
+    json: new JsonFormatWriter(rowCache),
+    csv: new CsvFormatWriter(rowCache),
+    arrow: new ArrowFormatWriter(),
+  };
   const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
 
   function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null): HeaderList {
