@@ -16,6 +16,12 @@ export interface RowCacheStats {
 
 /** Int32 words and DataView words agree on byte order only when told the platform's. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/**
+ * x86 keeps loads in program order (TSO), so a hit's version re-read already comes after
+ * its copy; weakly ordered CPUs (arm64) need a store-release between them. The store
+ * costs about as much as copying a short row, so it is paid only where it is needed.
+ */
+const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
 
 /**
  * One serving thread's view of the row arena: rendered rows kept for reuse, shared by
@@ -49,7 +55,7 @@ export class RowCache {
   readonly bytes: Uint8Array;
   /** the same memory as words, for copying */
   private readonly words: Int32Array;
-  /** this thread's own cell: a store to it orders a hit's copy before its version re-read */
+  /** this thread's own cell: a store to it orders a hit's copy before its version re-read (FENCE_BEFORE_RECHECK) */
   private readonly fence = new Int32Array(new SharedArrayBuffer(64));
   /** the generations this thread writes, to derive owners from column lists */
   readonly owners = new RowOwners();
@@ -112,7 +118,7 @@ export class RowCache {
         const bytes = this.bytes;
         const at = slot * ROW_SLOT_BYTES;
         for (; k < len; k++) dst[p + k] = bytes[at + k]!;
-        Atomics.store(this.fence, 0, seq);
+        if (FENCE_BEFORE_RECHECK) Atomics.store(this.fence, 0, seq);
         if (Atomics.load(t, s + TAG_SEQ) === seq) {
           this.hits++;
           return p + len;
