@@ -155,6 +155,33 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     expect(cache.stats().evictions).toBe(1);
   });
 
+  it('keeps two walk-forward runs whose first slots coincide: the second one settles in its other slots', () => {
+    // Two generations whose runs of 16 consecutive rows map onto the same 16 of 64 first
+    // slots, with their second slots apart from those and from each other.
+    const SLOTS = 64;
+    const JSON_ALL = ROW_FORMAT_JSON | ROW_LAYOUT_ALL;
+    const offset = (o: RowOwner): number => (((o.spread2 - o.spread) % SLOTS) + SLOTS) % SLOTS;
+    const apart = (x: number, y: number): boolean => Math.min((x - y + SLOTS) % SLOTS, (y - x + SLOTS) % SLOTS) >= 16;
+    let pair: [number, number] | null = null;
+    for (let g = 1; g < 5000 && pair === null; g++)
+      for (let h = 1; h < g && pair === null; h++) {
+        const [og, oh] = [new RowOwner(g, 0, 0, JSON_ALL), new RowOwner(h, 0, 0, JSON_ALL)];
+        if (((og.spread - oh.spread) & (SLOTS - 1)) === 0 && apart(offset(og), 0) && apart(offset(oh), 0) && apart(offset(og), offset(oh))) pair = [g, h];
+      }
+    expect(pair).not.toBeNull();
+    const cache = RowCache.allocate(SLOTS * ROW_SLOT_BYTES);
+    expect(cache.slots).toBe(SLOTS);
+    const [a, b] = [rendererIn(cache, pair![0], table(11)), rendererIn(cache, pair![1], table(12))];
+    expect(cache.slotOf(a.owner!, 100)).toBe(cache.slotOf(b.owner!, 100));
+    const rows = Int32Array.from({ length: 16 }, (_, i) => 100 + i);
+    for (let step = 0; step < 3; step++) {
+      expect(cached(a, rows, cache)).toBe(plain(a, rows));
+      expect(cached(b, rows, cache)).toBe(plain(b, rows));
+    }
+    // Both runs were rendered once; every later step copied them (one candidate: no hit ever).
+    expect(cache.stats()).toMatchObject({ misses: 32, hits: 64, evictions: 0 });
+  });
+
   it('renders rows longer than a slot every time, correctly, without storing them', () => {
     const cache = RowCache.allocate(1024 * 1024);
     const renderer = rendererIn(cache, 1, table(6, 5));

@@ -4,8 +4,9 @@ export const ROW_SLOT_BYTES = 512;
 /**
  * Int32 words of one slot's tag, in RowArenaMemory.tags:
  * [SEQ] version (even: stable, odd: being written, 0: never written), [ROW] physical row,
- * [GEN] [LO] [HI] [KIND] the RowOwner, [LEN] bytes of text; one word spare (8 words = 32 bytes,
- * two slots per cache line).
+ * [GEN] [LO] [HI] [KIND] the RowOwner, [LEN] bytes of text, [REF] 1 when the row was
+ * copied (or kept) since the slot was last contested: a hint for which of a row's two
+ * candidate slots to take (8 words = 32 bytes, two slots per cache line).
  */
 export const TAG_WORDS = 8;
 export const TAG_SEQ = 0;
@@ -15,6 +16,7 @@ export const TAG_LO = 3;
 export const TAG_HI = 4;
 export const TAG_KIND = 5;
 export const TAG_LEN = 6;
+export const TAG_REF = 7;
 
 /**
  * The shared memory of one row arena: slot tags and slot bytes, on SharedArrayBuffers so

@@ -1,5 +1,18 @@
 import type { Column } from '../store/column.js';
-import { allocateRowArena, ROW_SLOT_BYTES, TAG_GEN, TAG_HI, TAG_KIND, TAG_LEN, TAG_LO, TAG_ROW, TAG_SEQ, TAG_WORDS, type RowArenaMemory } from './row-arena.js';
+import {
+  allocateRowArena,
+  ROW_SLOT_BYTES,
+  TAG_GEN,
+  TAG_HI,
+  TAG_KIND,
+  TAG_LEN,
+  TAG_LO,
+  TAG_REF,
+  TAG_ROW,
+  TAG_SEQ,
+  TAG_WORDS,
+  type RowArenaMemory,
+} from './row-arena.js';
 import type { RowOwner } from './row-owner.js';
 import { RowOwners } from './row-owners.js';
 
@@ -30,10 +43,14 @@ const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
  * answers share almost every row (the same physical versions), so the second one mostly
  * copies bytes instead of formatting them again, whichever thread wrote them first.
  *
- * Fixed slots of ROW_SLOT_BYTES on shared memory, direct-mapped by (owner, row), each
- * tagged with the full RowOwner (generation uid, layout, format) and the row id, so a tag
- * never matches text of another table, generation, layout or format; a newer row simply
- * overwrites the slot and nothing needs clearing.
+ * Fixed slots of ROW_SLOT_BYTES on shared memory, each tagged with the full RowOwner
+ * (generation uid, layout, format) and the row id, so a tag never matches text of another
+ * table, generation, layout or format; a newer row simply overwrites a slot and nothing
+ * needs clearing. A row may sit in two slots, row + spread and row + spread2 (2-way): a
+ * walk-forward window is a run of consecutive rows, so with one candidate two loops whose
+ * runs land on the same slots would evict each other on every step; with two, the second
+ * one settles in its other slots. Which one a row takes: a free one or its own, else one
+ * not copied since the last contest (the REF hint), else the second (contest ages both).
  *
  * Lock-free, one version word per slot (a seqlock). A writer claims a slot by moving its
  * even version to odd with compareExchange, writes text and tag, and publishes the next
@@ -79,9 +96,14 @@ export class RowCache {
     return this.mask + 1;
   }
 
-  /** The slot of (owner, row). */
+  /** The first candidate slot of (owner, row). */
   slotOf(owner: RowOwner, row: number): number {
     return (row + owner.spread) & this.mask;
+  }
+
+  /** The second candidate slot of (owner, row) (the same as the first with one slot). */
+  otherSlotOf(owner: RowOwner, row: number): number {
+    return (row + owner.spread2) & this.mask;
   }
 
   /** Registers generation `gen`'s columns (see RowOwners.register). */
@@ -95,38 +117,48 @@ export class RowCache {
    * may then hold garbage, which the caller's render overwrites).
    */
   copy(owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
+    const first = (row + owner.spread) & this.mask;
+    let end = this.copyFrom(first, owner, row, dst, dv, p);
+    if (end < 0) {
+      const second = (row + owner.spread2) & this.mask;
+      if (second !== first) end = this.copyFrom(second, owner, row, dst, dv, p);
+    }
+    if (end < 0) this.misses++;
+    else this.hits++;
+    return end;
+  }
+
+  /** copy from one slot: the seqlock read. */
+  private copyFrom(slot: number, owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
     const t = this.tags;
-    const slot = (row + owner.spread) & this.mask;
     const s = slot * TAG_WORDS;
     const seq = Atomics.load(t, s + TAG_SEQ);
     if (
-      (seq & 1) === 0 &&
-      seq !== 0 &&
-      t[s + TAG_ROW] === row &&
-      t[s + TAG_GEN] === owner.gen &&
-      t[s + TAG_LO] === owner.layoutLo &&
-      t[s + TAG_HI] === owner.layoutHi &&
-      t[s + TAG_KIND] === owner.kind
-    ) {
-      const len = t[s + TAG_LEN]!;
-      // A torn length (a writer came in) must not write past dst: such a copy is a miss anyway.
-      if (len >= 0 && len <= ROW_SLOT_BYTES && p + len <= dst.length) {
-        const words = this.words;
-        let w = slot * (ROW_SLOT_BYTES >> 2);
-        let k = 0;
-        for (; k + 4 <= len; k += 4) dv.setInt32(p + k, words[w++]!, LITTLE_ENDIAN);
-        const bytes = this.bytes;
-        const at = slot * ROW_SLOT_BYTES;
-        for (; k < len; k++) dst[p + k] = bytes[at + k]!;
-        if (FENCE_BEFORE_RECHECK) Atomics.store(this.fence, 0, seq);
-        if (Atomics.load(t, s + TAG_SEQ) === seq) {
-          this.hits++;
-          return p + len;
-        }
-      }
-    }
-    this.misses++;
-    return -1;
+      (seq & 1) !== 0 ||
+      seq === 0 ||
+      t[s + TAG_ROW] !== row ||
+      t[s + TAG_GEN] !== owner.gen ||
+      t[s + TAG_LO] !== owner.layoutLo ||
+      t[s + TAG_HI] !== owner.layoutHi ||
+      t[s + TAG_KIND] !== owner.kind
+    )
+      return -1;
+    const len = t[s + TAG_LEN]!;
+    // A torn length (a writer came in) must not write past dst: such a copy is a miss anyway.
+    if (len < 0 || len > ROW_SLOT_BYTES || p + len > dst.length) return -1;
+    const words = this.words;
+    let w = slot * (ROW_SLOT_BYTES >> 2);
+    let k = 0;
+    for (; k + 4 <= len; k += 4) dv.setInt32(p + k, words[w++]!, LITTLE_ENDIAN);
+    const bytes = this.bytes;
+    const at = slot * ROW_SLOT_BYTES;
+    for (; k < len; k++) dst[p + k] = bytes[at + k]!;
+    if (FENCE_BEFORE_RECHECK) Atomics.store(this.fence, 0, seq);
+    if (Atomics.load(t, s + TAG_SEQ) !== seq) return -1;
+    // A hint only (a racing writer may clear or keep it): written when it changes, so hot
+    // rows do not make every hit a store to a line other threads read.
+    if (t[s + TAG_REF] === 0) t[s + TAG_REF] = 1;
+    return p + len;
   }
 
   /**
@@ -137,7 +169,7 @@ export class RowCache {
     const len = end - start;
     if (len > ROW_SLOT_BYTES) return;
     const t = this.tags;
-    const slot = (row + owner.spread) & this.mask;
+    const slot = this.slotToKeep(owner, row);
     const s = slot * TAG_WORDS;
     const seq = Atomics.load(t, s + TAG_SEQ);
     if ((seq & 1) !== 0 || Atomics.compareExchange(t, s + TAG_SEQ, seq, seq + 1) !== seq) return;
@@ -158,7 +190,29 @@ export class RowCache {
     t[s + TAG_HI] = owner.layoutHi;
     t[s + TAG_KIND] = owner.kind;
     t[s + TAG_LEN] = len;
+    t[s + TAG_REF] = 1;
     Atomics.store(t, s + TAG_SEQ, seq + 2);
+  }
+
+  /**
+   * Which candidate slot a kept row goes to: an empty one or one holding this very row,
+   * else one whose row was not copied since the last contest, else the second, and both
+   * lose their REF (a row that is not copied again before the next contest goes then).
+   * Plain reads: a racing writer only makes the choice worse, never the text wrong.
+   */
+  private slotToKeep(owner: RowOwner, row: number): number {
+    const t = this.tags;
+    const a = (row + owner.spread) & this.mask;
+    const b = (row + owner.spread2) & this.mask;
+    const sa = a * TAG_WORDS;
+    if (a === b || t[sa + TAG_SEQ] === 0 || this.holds(sa, owner, row)) return a;
+    const sb = b * TAG_WORDS;
+    if (t[sb + TAG_SEQ] === 0 || this.holds(sb, owner, row)) return b;
+    if (t[sa + TAG_REF] === 0) return a;
+    if (t[sb + TAG_REF] === 0) return b;
+    t[sa + TAG_REF] = 0;
+    t[sb + TAG_REF] = 0;
+    return b;
   }
 
   /** Whether the tag at word s is (owner, row): a row kept again (by another thread) evicts nothing. */

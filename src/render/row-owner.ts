@@ -13,8 +13,10 @@ export const ROW_LAYOUT_ALL = 0x100;
  * owners that differ in any field can never match each other's slots.
  */
 export class RowOwner {
-  /** spreads owners over the slots, so two layouts' row 0 do not collide */
+  /** spreads owners over the slots, so two layouts' row 0 do not collide: a row's first slot is row + spread */
   readonly spread: number;
+  /** an independent second spread: a row's other candidate slot, for when the first is taken by a busy row */
+  readonly spread2: number;
 
   constructor(
     readonly gen: number,
@@ -27,5 +29,7 @@ export class RowOwner {
     h = Math.imul(h ^ layoutHi, 0xc2b2ae35);
     h = Math.imul(h ^ kind, 0x27d4eb2f);
     this.spread = (h ^ (h >>> 15)) | 0;
+    const h2 = Math.imul(h ^ (h >>> 13), 0x5bd1e995);
+    this.spread2 = (h2 ^ (h2 >>> 16)) | 0;
   }
 }
