@@ -61,7 +61,7 @@ const serveOptions = z.object({
   rowCacheMb: integerOption(0, 1_048_576)
     .default(64)
     .describe(
-      'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.',
+      'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (one arena in shared memory that every serving thread reads and fills), tagged by generation, columns, format and row; 0 turns the cache off.',
     ),
   datasets: datasetsOption()
     .optional()

@@ -8,6 +8,7 @@ import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
 import { renderError } from '../render/error-body.js';
+import type { RowArenaMemory } from '../render/row-arena.js';
 import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
@@ -31,6 +32,8 @@ export interface ApiDeps {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
   readonly rowCacheBytes?: number;
+  /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of rowCacheBytes */
+  readonly rowArena?: RowArenaMemory | null;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
   /** this serving thread's request counters; absent = none kept */
@@ -68,7 +71,11 @@ function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
  */
 export function createApiHandler(deps: ApiDeps): ApiHandler {
   const { registry, keys, limiter, clock, ids, log } = deps;
-  const serveData = createDataEndpoint(registry, clock, { responseCacheBytes: deps.responseCacheBytes ?? 0, rowCacheBytes: deps.rowCacheBytes ?? 0 });
+  const serveData = createDataEndpoint(registry, clock, {
+    responseCacheBytes: deps.responseCacheBytes ?? 0,
+    rowCacheBytes: deps.rowCacheBytes ?? 0,
+    rowArena: deps.rowArena ?? null,
+  });
   const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry.selection));
   /** the metrics label of each route, found by identity (the router hands back the table's objects) */

@@ -23,6 +23,7 @@ import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
 import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
+import { allocateRowArena, type RowArenaMemory } from '../render/row-arena.js';
 import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
@@ -59,6 +60,8 @@ export interface DataEndpointOptions {
   readonly responseCacheBytes: number;
   /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
   readonly rowCacheBytes: number;
+  /** a row arena shared with other serving threads, used instead of a fresh one of rowCacheBytes; null = none */
+  readonly rowArena?: RowArenaMemory | null;
 }
 
 /** Bodies under this go out plain whatever Accept-Encoding says (contract 9 allows it; a header costs more than it saves). */
@@ -93,8 +96,13 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const tail = new ByteWriter(2048);
   let encodedOut = Buffer.allocUnsafe(64 * 1024);
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
-  const rowCache = options.rowCacheBytes > 0 ? new RowCache(options.rowCacheBytes) : null;
-  const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(rowCache), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
+  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
+  const rowCache = arena === null ? null : new RowCache(arena);
+  const writers: Readonly<Record<Format, FormatWriter>> = {
+    json: new JsonFormatWriter(rowCache),
+    csv: new CsvFormatWriter(rowCache),
+    arrow: new ArrowFormatWriter(),
+  };
   const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
 
   function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null): HeaderList {
@@ -166,6 +174,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         format,
       };
     }
+    // Row writers tag their text by this generation's uid (cheap once it is known).
+    rowCache?.register(gen.uid, table.columns);
     const page = pinned.resolve(layoutOf(gen, projection));
     const meta = page.meta;
     out.reset();

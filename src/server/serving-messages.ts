@@ -2,6 +2,7 @@ import type { AuthFailLimit } from '../auth/auth-throttle.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
+import type { RowArenaMemory } from '../render/row-arena.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { TableTransfer } from '../store/table-transfer.js';
@@ -19,7 +20,8 @@ export interface ServingInit {
   readonly accessLog: boolean;
   readonly logLevel: LogLevel | null;
   readonly responseCacheBytes: number;
-  readonly rowCacheBytes: number;
+  /** the row arena every serving thread shares (made once by the loading thread); null = no row cache */
+  readonly rowArena: RowArenaMemory | null;
   /** the thread's label in per-thread metrics (event-loop lag) */
   readonly thread: string;
   /** `--datasets` as given (DatasetSelection.text): which datasets are served */
@@ -33,6 +35,8 @@ export interface GenerationMessage {
   readonly type: 'generation';
   readonly dataset: string;
   readonly number: number;
+  /** Generation.uid, from the loading thread */
+  readonly uid: number;
   readonly manifest: Manifest;
   readonly table: TableTransfer;
   readonly loadedAtMs: number;

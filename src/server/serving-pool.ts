@@ -64,6 +64,7 @@ export class ServingPool implements SlotObserver, RetentionListener {
         type: 'generation',
         dataset: slot.id,
         number: g.number,
+        uid: g.uid,
         manifest: g.manifest,
         table: tableToTransfer(g.table),
         loadedAtMs: g.loadedAtMs,

@@ -107,7 +107,7 @@ port.on('message', (m: ToServing) => {
         log,
         admin,
         responseCacheBytes: m.responseCacheBytes,
-        rowCacheBytes: m.rowCacheBytes,
+        rowArena: m.rowArena,
         metrics: metrics.requests,
         authThrottle: new AuthThrottle(m.authFailLimit),
         trustedProxies: TrustedProxies.parse(m.trustedProxies),
@@ -126,7 +126,9 @@ port.on('message', (m: ToServing) => {
     case 'generation': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
+      slot.swap(
+        makeGeneration({ number: m.number, uid: m.uid, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }),
+      );
       slot.retainOnly(m.retained);
       return;
     }

@@ -10,6 +10,7 @@ import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../metrics/dataset-metrics.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
+import { allocateRowArena } from '../render/row-arena.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
@@ -60,7 +61,7 @@ export interface StartOptions {
   readonly logLevel?: LogLevel | null;
   /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
   readonly responseCacheBytes?: number;
-  /** bytes of rendered rows kept per serving thread for overlapping queries; 0 = no cache */
+  /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
   readonly rowCacheBytes?: number;
   /** the datasets this replica loads and serves (`--datasets`); default all */
   readonly datasets?: DatasetSelection;
@@ -177,7 +178,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
-        rowCacheBytes,
+        rowArena: rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes) : null,
         datasets: selection.text,
         authFailLimit: opts.authFailLimit ?? OFF,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
