@@ -2,6 +2,7 @@ import { Registry, type Metric } from 'prom-client';
 import { OPS_ERROR_CODES, type OpsErrorCode } from '../ops-errors.js';
 import type { DatasetRegistry } from '../server/dataset-registry.js';
 import type { DatasetSlot } from '../server/dataset-slot.js';
+import type { RetentionStats } from '../server/retained-generations.js';
 import type { CheckListener } from '../server/snapshot-loader.js';
 import { counter, gauge, type CustomMetric, type Sample } from './custom-metric.js';
 
@@ -18,7 +19,11 @@ export class DatasetMetrics implements CheckListener {
   /** [slot][ops error code] */
   private readonly errors: Float64Array;
 
-  constructor(private readonly datasets: DatasetRegistry) {
+  constructor(
+    private readonly datasets: DatasetRegistry,
+    /** the superseded generations kept under the memory budget; absent = no such gauges */
+    private readonly retention?: () => RetentionStats,
+  ) {
     this.index = new Map(datasets.slots.map((s, i) => [s, i]));
     this.lastSuccessMs = new Float64Array(datasets.slots.length).fill(NaN);
     this.errors = new Float64Array(datasets.slots.length * OPS_ERROR_CODES.length);
@@ -45,7 +50,23 @@ export class DatasetMetrics implements CheckListener {
     /** One sample per dataset that has a generation in service. */
     const perGeneration = (read: (g: NonNullable<DatasetSlot['current']>) => number) => (): Sample[] =>
       slots.flatMap((s) => (s.current === null ? [] : [{ labels: { dataset: s.id }, value: read(s.current) }]));
+    const retention = this.retention;
+    const retained: CustomMetric[] =
+      retention === undefined
+        ? []
+        : [
+            gauge('pitcache_retained_generations', 'Superseded generations kept in memory for cursors and generation=N, all datasets.', () => [
+              { labels: {}, value: retention().entries.length },
+            ]),
+            gauge('pitcache_retained_bytes', 'Bytes held by the superseded generations kept in memory, all datasets.', () => [
+              { labels: {}, value: retention().heldBytes },
+            ]),
+            gauge('pitcache_retained_budget_bytes', 'The memory budget for superseded generations (--retain-memory) in bytes.', () => [
+              { labels: {}, value: retention().budgetBytes },
+            ]),
+          ];
     return [
+      ...retained,
       gauge('pitcache_dataset_loaded', 'Whether a generation of the dataset is in service (1) or not (0).', () =>
         slots.map((s) => ({ labels: { dataset: s.id }, value: s.current === null ? 0 : 1 })),
       ),

@@ -1,4 +1,5 @@
 import type { DatasetRegistry } from './dataset-registry.js';
+import type { RetainedGenerations } from './retained-generations.js';
 import type { CheckReport, SnapshotLoader } from './snapshot-loader.js';
 
 /** Bodies of the operational endpoints (admin keys only). Cold paths: JSON.stringify is fine. */
@@ -12,7 +13,13 @@ export interface AdminOps {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader, metricsText: () => Promise<string>): AdminOps {
+export function createAdminOps(
+  registry: DatasetRegistry,
+  loader: SnapshotLoader,
+  metricsText: () => Promise<string>,
+  /** the memory budget's view; null = no retention block in /admin/status */
+  retained: Pick<RetainedGenerations, 'stats'> | null = null,
+): AdminOps {
   return {
     async metrics() {
       return Buffer.from(await metricsText());
@@ -33,9 +40,23 @@ export function createAdminOps(registry: DatasetRegistry, loader: SnapshotLoader
       );
     },
     async status() {
+      const r = retained?.stats() ?? null;
+      const mem = process.memoryUsage();
       return Buffer.from(
         JSON.stringify({
           ready: registry.ready,
+          process: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external },
+          // Superseded generations under the one memory budget (--retain-memory, --cursor-idle).
+          retention:
+            r === null
+              ? null
+              : {
+                  budget_bytes: r.budgetBytes,
+                  held_bytes: r.heldBytes,
+                  live_bytes: r.liveBytes,
+                  cursor_idle_ms: r.cursorIdleMs,
+                  generations: r.entries.map((e) => ({ dataset: e.dataset, generation: e.generation, bytes: e.bytes, last_used: iso(e.lastUsedMs) })),
+                },
           datasets: registry.slots.map((s) => {
             const g = s.current;
             return {

@@ -14,11 +14,10 @@ export class DatasetRegistry {
   private _draining = false;
 
   constructor(
-    retainedBytes?: number,
     /** the datasets this replica loads and serves; the others answer 404 */
     readonly selection: DatasetSelection = DatasetSelection.all(),
   ) {
-    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d, retainedBytes)));
+    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d)));
     this.byId = new Map(this.slots.map((s) => [s.id, s]));
   }
 

@@ -1,12 +1,8 @@
-import { LRUCache } from 'lru-cache';
 import type { ProductSpec } from '../catalog/products.js';
 import { dayEndUs, parseDate } from '../time/instant.js';
 import type { Generation } from './generation.js';
 
 export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreachable';
-
-/** Bytes of superseded generations kept for live cursor chains (contract 2). */
-export const DEFAULT_RETAINED_BYTES = 1 << 30;
 
 /** What a serving thread mirrors of a slot the loading thread owns (serving-messages.ts). */
 export interface SlotStatus {
@@ -17,8 +13,10 @@ export interface SlotStatus {
 
 /**
  * One named dataset: its serving generation, and the superseded ones kept so that a cursor
- * chain started on them can finish. Swapping is one assignment: a request reads `current`
- * once and uses that generation to the end.
+ * chain started on them can finish (or loaded again from history/ for a cursor or a
+ * `generation=N`). Swapping is one assignment: a request reads `current` once and uses
+ * that generation to the end. Which superseded generations stay is not decided here: the
+ * process-wide memory budget (retained-generations.ts) releases them, on every thread.
  *
  * The slot owns its state: every transition is a method here, and the fields are read-only
  * outside (the loader decides *when*, the slot decides *what changes*).
@@ -30,19 +28,14 @@ export class DatasetSlot {
   private _current: Generation | null = null;
   private _lastError: string | null = null;
   private _lastCheckMs: number | null = null;
-  private readonly retained: LRUCache<number, Generation>;
+  private readonly retained = new Map<number, Generation>();
 
   constructor(
     readonly product: ProductSpec,
     readonly dataset: string,
-    retainedBytes = DEFAULT_RETAINED_BYTES,
   ) {
     this.id = `${product.id}/${dataset}`;
     this.floorUs = dayEndUs(parseDate(product.floor)!);
-    this.retained = new LRUCache<number, Generation>({
-      maxSize: Math.max(1, retainedBytes),
-      sizeCalculation: (g) => Math.max(1, g.table.byteSize),
-    });
   }
 
   get state(): SlotState {
@@ -59,7 +52,7 @@ export class DatasetSlot {
     return this._lastCheckMs;
   }
 
-  /** Serves `next` from now on; the previous generation stays reachable for cursors while it fits. */
+  /** Serves `next` from now on; the previous generation stays reachable for cursors until released. */
   swap(next: Generation): void {
     const prev = this._current;
     this._current = next;
@@ -73,6 +66,16 @@ export class DatasetSlot {
   find(number: number): Generation | null {
     if (this._current?.number === number) return this._current;
     return this.retained.get(number) ?? null;
+  }
+
+  /** A generation loaded again (from history/) for a cursor or `generation=N`: kept until released. */
+  adopt(g: Generation): void {
+    if (this._current?.number !== g.number && !this.retained.has(g.number)) this.retained.set(g.number, g);
+  }
+
+  /** The memory budget let a superseded generation go: its cursors now reload it from history/. */
+  release(number: number): void {
+    this.retained.delete(number);
   }
 
   /** Numbers of the superseded generations still kept for cursors. */

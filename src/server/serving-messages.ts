@@ -5,6 +5,7 @@ import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { TableTransfer } from '../store/table-transfer.js';
 import type { SlotStatus } from './dataset-slot.js';
+import type { UnavailableKind } from './generation-supply.js';
 
 /** Messages between the loading thread and the serving threads (serving-pool.ts, serving-worker.ts). */
 export interface ServingInit {
@@ -15,7 +16,6 @@ export interface ServingInit {
   readonly limiter: RateLimiterState;
   /** the injected clock's shared cell, when it has one (tests); else the system clock */
   readonly clock: Float64Array | undefined;
-  readonly retainedBytes: number | undefined;
   readonly accessLog: boolean;
   readonly logLevel: LogLevel | null;
   readonly responseCacheBytes: number;
@@ -26,8 +26,12 @@ export interface ServingInit {
   readonly datasets: string;
 }
 
+/**
+ * A generation's table for the serving threads: 'generation' = the new live one (swap),
+ * 'retained' = one loaded from history for a cursor or `generation=N` (kept beside it).
+ */
 export interface GenerationMessage {
-  readonly type: 'generation';
+  readonly type: 'generation' | 'retained';
   readonly dataset: string;
   readonly number: number;
   readonly manifest: Manifest;
@@ -59,6 +63,10 @@ export type ToServing =
   | { readonly type: 'keys'; readonly keys: KeysConfig; readonly limiter: RateLimiterState }
   | { readonly type: 'call'; readonly id: number; readonly op: ServingCall }
   | { readonly type: 'admin-reply'; readonly id: number; readonly body: Uint8Array | null; readonly error: string | null }
+  /** the memory budget let a superseded generation go: drop it */
+  | { readonly type: 'release'; readonly dataset: string; readonly number: number }
+  /** the answer to a 'fetch': the generation itself (sent as 'retained' just before), or why it cannot be had */
+  | { readonly type: 'fetched'; readonly id: number; readonly error: { readonly kind: UnavailableKind; readonly message: string } | null }
   | { readonly type: 'close' };
 
 export type FromServing =
@@ -67,4 +75,8 @@ export type FromServing =
   | { readonly type: 'admin'; readonly id: number; readonly op: AdminOp }
   /** the answer to a 'call': a metrics snapshot, or null for the others */
   | { readonly type: 'call-reply'; readonly id: number; readonly value: MetricsSnapshot | null }
-  | { readonly type: 'closed' };
+  | { readonly type: 'closed' }
+  /** a generation this thread does not hold: the loading thread loads it (once) and sends it to every thread */
+  | { readonly type: 'fetch'; readonly id: number; readonly dataset: string; readonly number: number }
+  /** a superseded generation answered a request here (the budget's recency) */
+  | { readonly type: 'touch'; readonly dataset: string; readonly number: number };

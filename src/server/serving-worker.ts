@@ -15,6 +15,7 @@ import { makeGeneration } from './generation.js';
 import { RequestIds } from './request-ids.js';
 import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
 import { ServingMetrics } from './serving-metrics.js';
+import { ThreadSupply } from './thread-supply.js';
 
 /**
  * A serving thread: its own uWS app on the shared port (the kernel spreads connections
@@ -30,6 +31,7 @@ let accessLog: AccessLog | null = null;
 let metrics: ServingMetrics | null = null;
 let keys: KeyRegistry | null = null;
 let limiter: RateLimiter | null = null;
+let supply: ThreadSupply | null = null;
 const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
 let nextId = 0;
 
@@ -64,8 +66,9 @@ port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
       const selection = DatasetSelection.parse(m.datasets);
-      registry = new DatasetRegistry(m.retainedBytes, selection);
+      registry = new DatasetRegistry(selection);
       const clock = clockFromShared(m.clock);
+      supply = new ThreadSupply(send, clock);
       keys = new KeyRegistry(m.keys);
       limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
@@ -83,6 +86,7 @@ port.on('message', (m: ToServing) => {
         responseCacheBytes: m.responseCacheBytes,
         rowCacheBytes: m.rowCacheBytes,
         metrics: metrics.requests,
+        supply,
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
       metrics.attach(handler);
@@ -95,12 +99,27 @@ port.on('message', (m: ToServing) => {
       );
       return;
     }
-    case 'generation': {
+    case 'generation':
+    case 'retained': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
+      // A generation this thread holds already keeps its object (and the caches keyed by it).
+      if (m.type === 'retained' && slot.find(m.number) !== null) return;
+      const g = makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs });
+      if (m.type === 'generation') slot.swap(g);
+      else slot.adopt(g);
       return;
     }
+    case 'release': {
+      const slot = registry?.byName(m.dataset);
+      if (slot === undefined) return;
+      slot.release(m.number);
+      supply?.released(slot, m.number);
+      return;
+    }
+    case 'fetched':
+      supply?.fetched(m.id, m.error);
+      return;
     case 'slot': {
       registry?.byName(m.dataset)?.mirror(m.status);
       return;

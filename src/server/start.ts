@@ -14,7 +14,11 @@ import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
+import { GenerationHistory } from './generation-history.js';
 import { RequestIds } from './request-ids.js';
+import { RetainedGenerations } from './retained-generations.js';
+import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from './retention-budget.js';
+import { bothObservers } from './slot-observer.js';
 import { ServingMetrics } from './serving-metrics.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -32,8 +36,10 @@ export interface StartOptions {
   readonly timers?: Timers;
   readonly log?: Logger;
   readonly accessLog?: AccessLog | null;
-  /** bytes of superseded generations kept for live cursors */
-  readonly retainedBytes?: number;
+  /** memory for superseded generations, all datasets together (`--retain-memory`; default 25% of the live bytes) */
+  readonly retainMemory?: Budget;
+  /** a superseded generation no request used for this long is released (`--cursor-idle`; default 10 min) */
+  readonly cursorIdleMs?: number;
   /** manifest polling period; 0 = only POST /admin/refresh (default 60 s) */
   readonly refreshIntervalMs?: number;
   /** how long start-up retries an unreachable source (default 60 s) */
@@ -105,20 +111,36 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
   const selection = opts.datasets ?? DatasetSelection.all();
-  const registry = new DatasetRegistry(opts.retainedBytes, selection);
-  const datasetMetrics = new DatasetMetrics(registry);
+  const registry = new DatasetRegistry(selection);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
   const workers = opts.workers ?? 1;
   // Serving threads (if any) mirror every check: the pool observes the loader.
-  const pool = workers > 1 ? new ServingPool(log) : null;
+  const pool = workers > 1 ? new ServingPool(log, registry) : null;
+  const timers = opts.timers ?? realTimers;
+  const cursorIdleMs = opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS;
+  // Superseded generations under one budget; those it released (or never held) load again from history/.
+  const retained = new RetainedGenerations(
+    {
+      registry,
+      budget: new RetentionBudget(opts.retainMemory ?? DEFAULT_BUDGET, cursorIdleMs),
+      history: new GenerationHistory({ source: opts.source, clock, builder }),
+      clock,
+      timers,
+      log,
+      ...(pool === null ? {} : { listener: pool }),
+    },
+    cursorIdleMs,
+  );
+  const datasetMetrics = new DatasetMetrics(registry, () => retained.stats());
   const loader = new SnapshotLoader({
-    ...(pool === null ? {} : { observer: pool }),
+    // The threads get a new generation before the budget tells them to release the old one.
+    observer: pool === null ? retained : bothObservers(pool, retained),
     source: opts.source,
     registry,
     builder,
     clock,
-    timers: opts.timers ?? realTimers,
+    timers,
     log,
     refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
     startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
@@ -135,7 +157,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     const threads: MetricsSnapshot[] = pool !== null ? await pool.metricsSnapshots() : [await serving!.snapshot()];
     return prometheusText([await loadingMetrics.getMetricsAsJSON(), ...threads]);
   };
-  const admin = createAdminOps(registry, loader, metricsText);
+  const admin = createAdminOps(registry, loader, metricsText, retained);
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
@@ -149,7 +171,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         keys: opts.keys,
         limiter: limiter.state,
         clock: clock.shared,
-        retainedBytes: opts.retainedBytes,
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
@@ -157,6 +178,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         datasets: selection.text,
       },
       admin,
+      retained,
     );
     server = { port, stopListening: () => pool.stopListening(), idle: () => pool.idle(), close: () => pool.close() };
   } else {
@@ -171,6 +193,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       responseCacheBytes,
       rowCacheBytes,
       metrics: serving!.requests,
+      supply: retained,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
     serving!.attach(handler);
@@ -221,6 +244,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     },
     close: async () => {
       loader.stop();
+      retained.stop();
       metricsServer?.close();
       await server.close();
       await builder.close();
