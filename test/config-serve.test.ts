@@ -18,6 +18,8 @@ const SOURCE_DEFAULTS = {
   datasets: DatasetSelection.all(),
   metricsPort: null,
   drainMs: 10_000,
+  retainMemory: { kind: 'percent', percent: 25 },
+  cursorIdleMs: 600_000,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -75,6 +77,10 @@ describe('parseServeConfig', () => {
       '9090',
       '--drain-seconds',
       '0',
+      '--retain-memory',
+      '512MiB',
+      '--cursor-idle',
+      '90s',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -92,6 +98,8 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('gbsi_us/*,pemi/grid_stress'),
       metricsPort: 9090,
       drainMs: 0,
+      retainMemory: { kind: 'bytes', bytes: 512 * 2 ** 20 },
+      cursorIdleMs: 90_000,
     });
     expect(config.datasets.list()).toEqual([
       'gbsi_us/system_stress',
@@ -121,6 +129,8 @@ describe('parseServeConfig', () => {
       PITCACHE_DATASETS: '*/system_stress',
       PITCACHE_METRICS_PORT: '0',
       PITCACHE_DRAIN_SECONDS: '3600',
+      PITCACHE_RETAIN_MEMORY: '2GiB',
+      PITCACHE_CURSOR_IDLE: '2d',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -138,6 +148,8 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('*/system_stress'),
       metricsPort: 0,
       drainMs: 3_600_000,
+      retainMemory: { kind: 'bytes', bytes: 2 * 2 ** 30 },
+      cursorIdleMs: 2 * 86_400_000,
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });
@@ -234,6 +246,12 @@ describe('parseServeConfig', () => {
       { argv: DATA, env: { PITCACHE_DATASETS: 'nope/*' }, names: ['PITCACHE_DATASETS', '--datasets'] },
       { argv: [...DATA, '--metrics-port', '65536'], names: ['--metrics-port'] },
       { argv: [...DATA, '--drain-seconds', '3601'], names: ['--drain-seconds'] },
+      { argv: [...DATA, '--retain-memory', 'lots'], names: ['--retain-memory'] },
+      { argv: [...DATA, '--retain-memory', '2000%'], names: ['--retain-memory'] },
+      { argv: DATA, env: { PITCACHE_RETAIN_MEMORY: '-1GiB' }, names: ['PITCACHE_RETAIN_MEMORY', '--retain-memory'] },
+      { argv: [...DATA, '--cursor-idle', 'forever'], names: ['--cursor-idle'] },
+      { argv: [...DATA, '--cursor-idle', '0'], names: ['--cursor-idle'] },
+      { argv: DATA, env: { PITCACHE_CURSOR_IDLE: '10 minutes' }, names: ['PITCACHE_CURSOR_IDLE', '--cursor-idle'] },
     ];
     for (const { argv, env, names } of cases) {
       const message = fail(argv, env);
@@ -247,6 +265,16 @@ describe('parseServeConfig', () => {
       /^--datasets: "pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*\), got "pemi\/grid"$/,
     );
     expect(fail([...DATA, '--datasets', 'pemi/*,glmi'])).toMatch(/^--datasets: "glmi" is not product\/dataset/);
+  });
+
+  it('reads --retain-memory and --cursor-idle from flags and PITCACHE_ variables, and says what a bad one should be', () => {
+    expect(ok(DATA, { PITCACHE_RETAIN_MEMORY: '40%', PITCACHE_CURSOR_IDLE: '1h' })).toMatchObject({
+      retainMemory: { kind: 'percent', percent: 40 },
+      cursorIdleMs: 3_600_000,
+    });
+    expect(ok([...DATA, '--retain-memory', '1500000000'])).toMatchObject({ retainMemory: { kind: 'bytes', bytes: 1_500_000_000 } });
+    expect(fail([...DATA, '--retain-memory', 'lots'])).toMatch(/^--retain-memory: "lots" is not a size \(e\.g\. 2GiB, 512MiB, 1000000\) or a percentage/);
+    expect(fail([...DATA, '--cursor-idle', '0'])).toMatch(/^--cursor-idle: must be a positive duration/);
   });
 
   it('keeps a bad value with a newline on one line', () => {

@@ -24,6 +24,8 @@ const SERVE_FLAGS = [
   '--row-cache-mb',
   '--datasets',
   '--metrics-port',
+  '--retain-memory',
+  '--cursor-idle',
   '--drain-seconds',
 ];
 const SERVE_ENVS = SERVE_FLAGS.map((f) => 'PITCACHE_' + f.slice(2).replace(/-/g, '_').toUpperCase());
@@ -57,6 +59,8 @@ describe('option table', () => {
     expect(rows.find((r) => r.flag === '--host')?.default).toBe('127.0.0.1');
     expect(rows.find((r) => r.flag === '--source')?.default).toBeUndefined();
     expect(rows.find((r) => r.flag === '--drain-seconds')?.default).toBe('10');
+    expect(rows.find((r) => r.flag === '--retain-memory')?.default).toBe('25%');
+    expect(rows.find((r) => r.flag === '--cursor-idle')?.default).toBe('10m');
     expect(rows.find((r) => r.flag === '--metrics-port')?.default).toBeUndefined();
     for (const r of rows) expect(r.description.length).toBeGreaterThan(10);
   });

@@ -66,6 +66,8 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       rowCacheBytes: Math.floor(config.rowCacheBytes / config.workers),
       datasets: config.datasets,
       metricsPort: config.metricsPort,
+      retainMemory: config.retainMemory,
+      cursorIdleMs: config.cursorIdleMs,
     });
   } catch (e) {
     log.error('cannot start', { error: (e as Error).message });

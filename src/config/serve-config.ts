@@ -5,7 +5,8 @@ import { LOG_LEVELS } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
 import { optionRows, optionSpecs } from './option-table.js';
-import { booleanOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
+import type { Budget } from '../server/retention-budget.js';
+import { booleanOption, budgetOption, durationOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
 import { parseOptions } from './parse-options.js';
 
 /** After the drain and the listeners' close, how long requests in flight may take before the process exits anyway. */
@@ -70,6 +71,14 @@ const serveOptions = z.object({
     .describe(
       'Port of a second listener that serves only GET /metrics (Prometheus text), without a key, for in-cluster scrapers; 0 picks a free port. Unset: /metrics is served on --port only, to admin keys.',
     ),
+  retainMemory: budgetOption()
+    .default('25%')
+    .describe(
+      "Memory for superseded generations kept for cursor chains and generation=N, all datasets together: bytes (2GiB, 512MiB, 1000000) or a percentage of the live generations' bytes (25%). Live generations never count; over it the least recently used goes. A released generation is loaded again from the source's history/ when asked for.",
+    ),
+  cursorIdle: durationOption()
+    .default('10m')
+    .describe('A superseded generation no request has used for this long is released even under --retain-memory: 90s, 10m, 1h, 2d (or ms).'),
   drainSeconds: integerOption(0, 3600)
     .default(10)
     .describe(
@@ -138,6 +147,10 @@ export interface ServeConfig {
   readonly metricsPort: number | null;
   /** how long /readyz fails before the listeners close on SIGTERM */
   readonly drainMs: number;
+  /** memory for superseded generations, all datasets together */
+  readonly retainMemory: Budget;
+  /** a superseded generation unused this long is released */
+  readonly cursorIdleMs: number;
 }
 
 export const serveConfigSchema = serveOptions
@@ -168,6 +181,8 @@ export const serveConfigSchema = serveOptions
       datasets: o.datasets ?? DatasetSelection.all(),
       metricsPort: o.metricsPort ?? null,
       drainMs: o.drainSeconds * 1000,
+      retainMemory: o.retainMemory,
+      cursorIdleMs: o.cursorIdle,
     };
   });
 
