@@ -170,6 +170,8 @@ export class ServingPool implements SlotObserver, RetainedListener {
       const g = await this.supply.fetch(slot, number);
       w.postMessage(generationMessage('retained', slot, g));
       w.postMessage({ type: 'fetched', id, error: null } satisfies ToServing);
+      // Released at once (over budget): the asking request has it; the thread must not keep it.
+      if (slot.find(number) === null) w.postMessage({ type: 'release', dataset: slot.id, number } satisfies ToServing);
     } catch (e) {
       const error = e instanceof GenerationUnavailableError ? { kind: e.kind, message: e.message } : { kind: 'refused' as const, message: String(e) };
       w.postMessage({ type: 'fetched', id, error } satisfies ToServing);
