@@ -168,10 +168,10 @@ for (const workers of [1, 2]) {
       // Pruned: its history manifest is gone (B never held generation 4).
       await rm(join(dir, 'pemi/grid_stress/history/00000004.json'));
       expectError(await b.get(`${ENDPOINTS.walk_forward}&generation=4`), 400, 'generation_unavailable', 'generation');
-      // Refused: its object no longer matches the manifest's sha256 (B never held generation 5... A did; B did not).
+      // Refused: its object no longer matches the manifest's sha256 (A loaded generation 5 by a refresh; B never did).
       const object = join(dir, 'pemi/grid_stress/snapshots/00000005.arrow');
       const bytes = await readFile(object);
-      bytes[bytes.length - 20] ^= 0xff;
+      bytes[bytes.length - 20] = bytes[bytes.length - 20]! ^ 0xff;
       await writeFile(object, bytes);
       const refused = await b.get(`${ROWS}&generation=5`);
       expectError(refused, 400, 'generation_unavailable', 'generation');

@@ -74,9 +74,9 @@ const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
  */
 const IMMUTABLE: readonly [string, string] = ['cache-control', 'private, max-age=31536000, immutable'];
 
-/** A generation that could not be fetched: the contract's 400 (503 while the source is unreachable). */
-function unavailable(missing: MissingGeneration, e: unknown): ApiError {
-  if (!(e instanceof GenerationUnavailableError)) return e instanceof ApiError ? e : new ApiError('internal_error', 'internal server error');
+/** A generation that could not be fetched: the contract's 400 (503 while the source is unreachable); any other failure stays a fault (500, logged). */
+function unavailable(missing: MissingGeneration, e: unknown): unknown {
+  if (!(e instanceof GenerationUnavailableError)) return e;
   if (e.kind === 'unreachable') return new ApiError('dataset_unavailable', e.message, undefined, [['Retry-After', '30']]);
   if (missing.viaCursor) return new ApiError('cursor_expired', `the snapshot generation of this cursor can no longer be served (${e.message}); start the query again`, 'cursor');
   return new ApiError('generation_unavailable', e.message, 'generation');
