@@ -153,7 +153,9 @@ export class S3Source implements PrunableSource {
 
   async deleteObject(path: string): Promise<void> {
     const key = this.key(path);
-    await this.run('DeleteObject', this.address(key), ({ signal }) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal }));
+    await this.run('DeleteObject', this.address(key), ({ signal }) =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal }),
+    );
   }
 
   async readIfChanged(path: string, etag: string | null): Promise<ConditionalRead> {

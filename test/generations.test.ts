@@ -76,7 +76,12 @@ for (const workers of [1, 2]) {
       source = new CountingSource(dir);
       await publish(source, 1);
       // Room for a few superseded generations of this small dataset (the budget itself is tested in retention.test.ts).
-      const opts = { clock: new ManualClock(T0), workers, retainMemory: { kind: 'percent', percent: 500 } as const, ...(workers > 1 ? { build: 'worker' as const } : {}) };
+      const opts = {
+        clock: new ManualClock(T0),
+        workers,
+        retainMemory: { kind: 'percent', percent: 500 } as const,
+        ...(workers > 1 ? { build: 'worker' as const } : {}),
+      };
       a = await serve(source, opts);
       for (const [name, path] of Object.entries(ENDPOINTS)) for (const f of FORMATS) firsts.set(`${name}/${f}`, await a.get(`${path}&format=${f}`));
       await publish(source, 2);
@@ -98,9 +103,17 @@ for (const workers of [1, 2]) {
         const onB = await rest(b, path, first);
         expect(onB.length, key).toBeGreaterThan(0);
         for (const p of onB) expect(p.headers.get('x-generation'), key).toBe('1');
-        if (format === 'csv') expect(onB.map((p) => p.text), key).toEqual(onA.map((p) => p.text));
+        if (format === 'csv')
+          expect(
+            onB.map((p) => p.text),
+            key,
+          ).toEqual(onA.map((p) => p.text));
         else if (format === 'json') expect(onB.map(comparable), key).toEqual(onA.map(comparable));
-        else expect(onB.map((p) => p.headers.get('x-count')), key).toEqual(onA.map((p) => p.headers.get('x-count')));
+        else
+          expect(
+            onB.map((p) => p.headers.get('x-count')),
+            key,
+          ).toEqual(onA.map((p) => p.headers.get('x-count')));
       }
       // Generation 1's object was read once by A at start and once by B for all those chains.
       expect(source.objectReads.get('pemi/grid_stress/snapshots/00000001.arrow')).toBe(2);

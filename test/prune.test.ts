@@ -68,7 +68,10 @@ describe('pitcache prune on a local folder', () => {
     const r = await cli(['--source', dir, '--keep', '2', '--dry-run']);
     expect(r.code, r.err).toBe(0);
     expect(r.out.split('\n').filter((l) => l.startsWith('would remove pemi/'))).toEqual(
-      [1, 2, 3].flatMap((g) => [`would remove ${historyPath('pemi', 'grid_stress', g)}`, `would remove ${objectPath('pemi', 'grid_stress', generationObjectName(g))}`]),
+      [1, 2, 3].flatMap((g) => [
+        `would remove ${historyPath('pemi', 'grid_stress', g)}`,
+        `would remove ${objectPath('pemi', 'grid_stress', generationObjectName(g))}`,
+      ]),
     );
     expect(r.out).toMatch(/pemi\/grid_stress: would remove 3 generations \(1, 2, 3\), 6 objects, \d+ bytes; live generation 5 kept\n$/);
     expect(await generationsLeft(source)).toEqual([1, 2, 3, 4, 5]);

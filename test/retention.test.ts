@@ -96,7 +96,12 @@ for (const workers of [1, 2]) {
     it('three datasets superseded under a budget that fits two: the least recently used goes, on every thread, and its cursor reloads it', async () => {
       const bytes = await generationBytes();
       const clock = new ManualClock(T0);
-      const { s, source } = await start({ clock, workers, retainMemory: { kind: 'bytes', bytes: Math.floor(bytes * 2.5) }, ...(workers > 1 ? { build: 'worker' } : {}) });
+      const { s, source } = await start({
+        clock,
+        workers,
+        retainMemory: { kind: 'bytes', bytes: Math.floor(bytes * 2.5) },
+        ...(workers > 1 ? { build: 'worker' } : {}),
+      });
       const firsts = new Map<Name, Reply>();
       for (const d of DATASETS) firsts.set(d, await s.get(page(d)));
       await publish(source, 'system_stress', 2);
@@ -107,7 +112,10 @@ for (const workers of [1, 2]) {
       clock.set(T0 + 60_000);
       expect((await next(s, 'system_stress', firsts.get('system_stress')!)).body.metadata.generation).toBe(1);
       await expect
-        .poll(async () => ((await retention(s)).generations as Array<{ dataset: string; last_used: string }>).find((e) => e.dataset === 'gbsi_us/system_stress')?.last_used)
+        .poll(
+          async () =>
+            ((await retention(s)).generations as Array<{ dataset: string; last_used: string }>).find((e) => e.dataset === 'gbsi_us/system_stress')?.last_used,
+        )
         .toBe(new Date(T0 + 60_000).toISOString());
       await publish(source, 'storage_surprise', 2);
       await s.refresh();

@@ -26,7 +26,14 @@ export async function pruneCommand(argv: string[], env: NodeJS.ProcessEnv, io: C
   let source: PrunableSource | null = null;
   try {
     source = openSource(config.source, config.s3);
-    const done = await prune({ source, datasets: config.datasets, keep: config.keep, olderThanMs: config.olderThanMs, nowMs: clock.now(), dryRun: config.dryRun });
+    const done = await prune({
+      source,
+      datasets: config.datasets,
+      keep: config.keep,
+      olderThanMs: config.olderThanMs,
+      nowMs: clock.now(),
+      dryRun: config.dryRun,
+    });
     for (const d of done) {
       for (const path of d.paths) await io.stdout.write(`${config.dryRun ? 'would remove' : 'removed'} ${path}\n`);
       await io.stdout.write(summary(d, config.dryRun) + '\n');

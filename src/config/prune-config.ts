@@ -11,13 +11,15 @@ const pruneOptions = z.object({
   datasets: z
     .string()
     .optional()
-    .describe('The datasets to prune: product/dataset patterns separated by commas, as pitcache serve --datasets (e.g. gbsi_us/*,pemi/grid_stress). Unset: every dataset.'),
-  keep: integerOption(1, 1_000_000)
-    .optional()
-    .describe('Keep the newest N generations of each dataset, the live one counted (1 = only the live one).'),
+    .describe(
+      'The datasets to prune: product/dataset patterns separated by commas, as pitcache serve --datasets (e.g. gbsi_us/*,pemi/grid_stress). Unset: every dataset.',
+    ),
+  keep: integerOption(1, 1_000_000).optional().describe('Keep the newest N generations of each dataset, the live one counted (1 = only the live one).'),
   olderThan: durationOption()
     .optional()
-    .describe("Remove generations whose history manifest's created_at is older than this: 30d, 12h, 90m. With --keep, a generation goes only when both say so."),
+    .describe(
+      "Remove generations whose history manifest's created_at is older than this: 30d, 12h, 90m. With --keep, a generation goes only when both say so.",
+    ),
   dryRun: booleanOption().default(false).describe('List what would be removed; remove nothing.'),
   s3Endpoint: wordOption().optional().describe('Endpoint URL of an S3-compatible store (MinIO, a local emulator); unset for AWS S3.'),
   s3ForcePathStyle: booleanOption().default(false).describe('Address the bucket in the path (http://host/bucket/key), as most S3-compatible stores need.'),
@@ -34,7 +36,8 @@ export interface PruneConfig {
 
 export const pruneConfigSchema = pruneOptions
   .superRefine((o, ctx) => {
-    if (o.keep === undefined && o.olderThan === undefined) ctx.addIssue({ code: 'custom', path: ['keep'], message: 'is required unless --older-than is given' });
+    if (o.keep === undefined && o.olderThan === undefined)
+      ctx.addIssue({ code: 'custom', path: ['keep'], message: 'is required unless --older-than is given' });
     if (o.datasets !== undefined) {
       try {
         DatasetSelection.parse(o.datasets);
@@ -43,16 +46,14 @@ export const pruneConfigSchema = pruneOptions
       }
     }
   })
-  .transform(
-    (o): PruneConfig => ({
-      source: o.source,
-      datasets: o.datasets === undefined ? DatasetSelection.all() : DatasetSelection.parse(o.datasets),
-      keep: o.keep ?? null,
-      olderThanMs: o.olderThan ?? null,
-      dryRun: o.dryRun,
-      s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle },
-    }),
-  );
+  .transform((o): PruneConfig => ({
+    source: o.source,
+    datasets: o.datasets === undefined ? DatasetSelection.all() : DatasetSelection.parse(o.datasets),
+    keep: o.keep ?? null,
+    olderThanMs: o.olderThan ?? null,
+    dryRun: o.dryRun,
+    s3: { ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }), forcePathStyle: o.s3ForcePathStyle },
+  }));
 
 export const PRUNE_OPTIONS: readonly OptionSpec[] = optionSpecs(pruneOptions);
 

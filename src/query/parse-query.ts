@@ -25,6 +25,16 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   const filters = filterParams(params, product);
 
   const latest = dateFrom === null && latestText !== 'false';
-  const canonical = [product.id, dataset, latest ? 'L' : 'A', dateFrom ?? '', dateTo ?? '', limit, asOfUs ?? '', generation ?? '', ...filterCanon(filters)].join('\u0001');
+  const canonical = [
+    product.id,
+    dataset,
+    latest ? 'L' : 'A',
+    dateFrom ?? '',
+    dateTo ?? '',
+    limit,
+    asOfUs ?? '',
+    generation ?? '',
+    ...filterCanon(filters),
+  ].join('\u0001');
   return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

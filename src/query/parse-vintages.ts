@@ -37,6 +37,17 @@ export function parseVintages(rawQuery: string, product: ProductSpec, dataset: s
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = ['vintages', product.id, dataset, dateFrom ?? '', dateTo ?? '', asOfUs ?? '', release, limit, generation ?? '', ...filterCanon(filters)].join('\u0001');
+  const canonical = [
+    'vintages',
+    product.id,
+    dataset,
+    dateFrom ?? '',
+    dateTo ?? '',
+    asOfUs ?? '',
+    release,
+    limit,
+    generation ?? '',
+    ...filterCanon(filters),
+  ].join('\u0001');
   return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

@@ -45,6 +45,8 @@ export function parseWalkForward(rawQuery: string, product: ProductSpec, dataset
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? '', ...filterCanon(filters)].join('\u0001');
+  const canonical = ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? '', ...filterCanon(filters)].join(
+    '\u0001',
+  );
   return { decisionFrom, decisionTo, step, decisions, window, limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

@@ -96,7 +96,8 @@ export function asOfParam(params: Params): number | null {
 export function generationParam(params: Params): number | null {
   const text = params.get('generation');
   if (text === undefined) return null;
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > 0xffff_ffff) throw invalidParam('generation', 'generation must be a generation number (an integer from 0 to 4294967295)');
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > 0xffff_ffff)
+    throw invalidParam('generation', 'generation must be a generation number (an integer from 0 to 4294967295)');
   return Number(text);
 }
 

@@ -78,7 +78,8 @@ const IMMUTABLE: readonly [string, string] = ['cache-control', 'private, max-age
 function unavailable(missing: MissingGeneration, e: unknown): unknown {
   if (!(e instanceof GenerationUnavailableError)) return e;
   if (e.kind === 'unreachable') return new ApiError('dataset_unavailable', e.message, undefined, [['Retry-After', '30']]);
-  if (missing.viaCursor) return new ApiError('cursor_expired', `the snapshot generation of this cursor can no longer be served (${e.message}); start the query again`, 'cursor');
+  if (missing.viaCursor)
+    return new ApiError('cursor_expired', `the snapshot generation of this cursor can no longer be served (${e.message}); start the query again`, 'cursor');
   return new ApiError('generation_unavailable', e.message, 'generation');
 }
 /** The stored part of the output layout: the generation's own list for every column (one array, found by identity), or a projection. */
@@ -144,7 +145,10 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
    * fields are plain values (read before any await); the body of an async answer is owned.
    */
   const fetchThenAnswer = (missing: MissingGeneration, slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind): Promise<DataAnswer> => {
-    if (supply === null) return Promise.reject(unavailable(missing, new GenerationUnavailableError('gone', `generation ${missing.number} of ${slot.id} is not held by this server`)));
+    if (supply === null)
+      return Promise.reject(
+        unavailable(missing, new GenerationUnavailableError('gone', `generation ${missing.number} of ${slot.id} is not held by this server`)),
+      );
     return supply.fetch(slot, missing.number).then(
       (fetched) => {
         const a = answer(slot, req, recordId, kind, { registry, supply, fetched });
@@ -182,7 +186,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const etag = etagOf(slot.id, gen.number, normalised);
     const writer = writers[format];
     if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
-      return { status: 304, headers: immutable ? [VARY, ['etag', etag], IMMUTABLE] : [VARY, ['etag', etag]], contentType: writer.contentType, body: new Uint8Array(0), rows: 0, format };
+      return {
+        status: 304,
+        headers: immutable ? [VARY, ['etag', etag], IMMUTABLE] : [VARY, ['etag', etag]],
+        contentType: writer.contentType,
+        body: new Uint8Array(0),
+        rows: 0,
+        format,
+      };
     }
     const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
     const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
@@ -215,7 +226,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     }
     if (head instanceof Uint8Array) encoding = null;
     writeTail(writer, meta, stamp);
-    return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body: assemble(head), rows: meta.count, format };
+    return {
+      status: 200,
+      headers: headers(meta, req, etag, encoding, immutable),
+      contentType: writer.contentType,
+      body: assemble(head),
+      rows: meta.count,
+      format,
+    };
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),

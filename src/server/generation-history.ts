@@ -61,13 +61,17 @@ export class GenerationHistory {
     const path = manifestPath(slot.product.id, slot.dataset);
     const r = await fromSource(`reading ${path}`, () => this.o.source.readIfChanged(path, null));
     const live = r.status === 'ok' ? parseManifest(r.bytes).generation : null;
-    if (live === null || live < number) throw new GenerationUnavailableError('gone', `${what} has not been published (the dataset is at generation ${live ?? 'none'})`);
+    if (live === null || live < number)
+      throw new GenerationUnavailableError('gone', `${what} has not been published (the dataset is at generation ${live ?? 'none'})`);
   }
 
   /** The history manifest must be this dataset's generation N (a copied or renamed file is refused). */
   private check(m: Manifest, slot: DatasetSlot, number: number, path: string): Manifest {
     if (m.product_id !== slot.product.id || m.dataset !== slot.dataset || m.generation !== number) {
-      throw new GenerationUnavailableError('refused', `${path} names ${m.product_id}/${m.dataset} generation ${m.generation}, not ${slot.id} generation ${number}`);
+      throw new GenerationUnavailableError(
+        'refused',
+        `${path} names ${m.product_id}/${m.dataset} generation ${m.generation}, not ${slot.id} generation ${number}`,
+      );
     }
     return m;
   }
