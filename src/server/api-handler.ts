@@ -13,6 +13,7 @@ import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
 import { createDataEndpoint, type DataEndpoint } from './data-endpoint.js';
+import type { GenerationSupply } from './generation-supply.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import { DatasetSlot } from './dataset-slot.js';
 import { notServedHere } from './not-served.js';
@@ -42,6 +43,8 @@ export interface ApiDeps {
   readonly authThrottle?: AuthThrottle;
   /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`); absent = none */
   readonly trustedProxies?: TrustedProxies;
+  /** where generations this thread does not hold come from (contract 12); absent = nowhere */
+  readonly supply?: GenerationSupply;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
@@ -65,8 +68,8 @@ function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
 /**
  * The whole API as a plain function of a request: route -> authenticate -> rate-limit ->
  * handler (parse -> resolve -> write for data). No socket here; the uWS layer only moves
- * bytes. Data requests are answered synchronously, so the generation a request reads
- * cannot change under it. Routes are a table (api-routes.ts); every error is an ApiError
+ * bytes. A data request pins its generation once and holds it to the end, so a refresh
+ * cannot change it under the request (even one answered after loading a generation). Routes are a table (api-routes.ts); every error is an ApiError
  * carrying its own headers, answered here.
  */
 export function createApiHandler(deps: ApiDeps): ApiHandler {
@@ -75,6 +78,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     responseCacheBytes: deps.responseCacheBytes ?? 0,
     rowCacheBytes: deps.rowCacheBytes ?? 0,
     rowArena: deps.rowArena ?? null,
+    supply: deps.supply ?? null,
   });
   const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry.selection));
