@@ -113,8 +113,12 @@ class InFlight {
   private waiters: Array<() => void> = [];
   /** set by stopListening: every answer from now on closes its connection */
   closing = false;
-  /** copies of reused bodies' unsent rest, reused across answers (up to 32 MiB kept free) */
-  readonly rests = new RestBuffers(32 * 1024 * 1024);
+  /**
+   * copies of reused bodies' unsent rest, reused across answers. Up to 64 MiB kept free:
+   * 64 connections each awaiting a 10,000-row page (about 1.2 MB, a 2 MiB buffer) need
+   * about that; a smaller bound dropped buffers and kept allocating them.
+   */
+  readonly rests = new RestBuffers(64 * 1024 * 1024);
 
   hold(flight: Flight): void {
     if (flight.held) return;
