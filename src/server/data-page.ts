@@ -103,36 +103,29 @@ export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, ctx: Pi
   switch (kind) {
     case 'rows': {
       const located = pin(ctx, slot, parseQuery(rawQuery, slot.product, slot.dataset));
-      return {
-        gen: located.gen,
-        canonical: located.query.canonical,
-        cursor: located.query.cursor,
-        immutable: located.query.asOfUs !== null && located.query.generation !== null,
-        resolve: (stored) => resolveDataPage(resolvers.rows, located, stored),
-      };
+      return pinned(located, located.query.asOfUs !== null, (stored) => resolveDataPage(resolvers.rows, located, stored));
     }
     case 'walk_forward': {
       const located = pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset));
-      return {
-        gen: located.gen,
-        canonical: located.query.canonical,
-        cursor: located.query.cursor,
-        // Each decision date is its own as_of: with a generation, nothing of the answer can change.
-        immutable: located.query.generation !== null,
-        resolve: (stored) => resolveWalkForwardPage(resolvers.walkForward, located, stored),
-      };
+      // Each decision date is its own as_of: with a generation, nothing of the answer can change.
+      return pinned(located, true, (stored) => resolveWalkForwardPage(resolvers.walkForward, located, stored));
     }
     case 'vintages': {
       const located = pin(ctx, slot, parseVintages(rawQuery, slot.product, slot.dataset));
-      return {
-        gen: located.gen,
-        canonical: located.query.canonical,
-        cursor: located.query.cursor,
-        immutable: located.query.asOfUs !== null && located.query.generation !== null,
-        resolve: (stored) => resolveVintagesPage(resolvers.vintages, located, stored),
-      };
+      return pinned(located, located.query.asOfUs !== null, (stored) => resolveVintagesPage(resolvers.vintages, located, stored));
     }
   }
+}
+
+/** The endpoint-independent view of a pinned request; `asOfFixed`: the query's as_of is fixed, so a generation makes it immutable. */
+function pinned<Q extends PinnableQuery>(located: LocatedQuery<Q>, asOfFixed: boolean, resolve: PinnedRequest['resolve']): PinnedRequest {
+  return {
+    gen: located.gen,
+    canonical: located.query.canonical,
+    cursor: located.query.cursor,
+    immutable: asOfFixed && located.query.generation !== null,
+    resolve,
+  };
 }
 
 /**
