@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DatasetSelection } from '../src/catalog/dataset-selection.js';
 import type { ServeConfig } from '../src/config/serve-config.js';
 import { parseServeConfig } from '../src/config/serve-config.js';
+import { TrustedProxies } from '../src/auth/client-address.js';
 
 const DATA = ['--source', 's3://bucket/prefix', '--keys', 'keys.json'];
 
@@ -20,6 +21,8 @@ const SOURCE_DEFAULTS = {
   drainMs: 10_000,
   retainMemory: { kind: 'percent', percent: 25, atLeastLargest: true },
   cursorIdleMs: 600_000,
+  authFailLimit: { count: 30, windowMs: 60_000 },
+  trustedProxies: TrustedProxies.none,
 };
 
 function ok(argv: string[], env: Record<string, string | undefined> = {}): ServeConfig {
@@ -81,6 +84,10 @@ describe('parseServeConfig', () => {
       '1.5GiB',
       '--cursor-idle',
       '90s',
+      '--auth-fail-limit',
+      '10/5m',
+      '--trusted-proxies',
+      '10.0.0.0/8,fd00::/8',
     ]);
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -100,6 +107,8 @@ describe('parseServeConfig', () => {
       drainMs: 0,
       retainMemory: { kind: 'bytes', bytes: 1.5 * 2 ** 30 },
       cursorIdleMs: 90_000,
+      authFailLimit: { count: 10, windowMs: 300_000 },
+      trustedProxies: TrustedProxies.parse('10.0.0.0/8,fd00::/8'),
     });
     expect(config.datasets.list()).toEqual([
       'gbsi_us/system_stress',
@@ -131,6 +140,8 @@ describe('parseServeConfig', () => {
       PITCACHE_DRAIN_SECONDS: '3600',
       PITCACHE_RETAIN_MEMORY: '40%',
       PITCACHE_CURSOR_IDLE: '1h',
+      PITCACHE_AUTH_FAIL_LIMIT: '0',
+      PITCACHE_TRUSTED_PROXIES: '127.0.0.1',
     };
     expect(ok([], env)).toEqual({
       host: '::1',
@@ -150,6 +161,8 @@ describe('parseServeConfig', () => {
       drainMs: 3_600_000,
       retainMemory: { kind: 'percent', percent: 40 },
       cursorIdleMs: 3_600_000,
+      authFailLimit: { count: 0, windowMs: 60_000 },
+      trustedProxies: TrustedProxies.parse('127.0.0.1'),
     });
     expect(ok([], { PITCACHE_DEMO: 'true', PITCACHE_DEMO_DIR: '/tmp/demo' }).data).toEqual({ mode: 'demo', dir: '/tmp/demo' });
   });
@@ -254,9 +267,11 @@ describe('parseServeConfig', () => {
     }
   });
 
-  it('refuses a --retain-memory or --cursor-idle it cannot read, naming the flag and the forms it takes', () => {
+  it('refuses a --retain-memory, --cursor-idle, --auth-fail-limit or --trusted-proxies it cannot read, naming the flag and the forms it takes', () => {
     expect(fail([...DATA, '--retain-memory', 'lots'])).toMatch(/--retain-memory.*"lots" is not a size \(e\.g\. 2GiB, 512MiB, 1000000\) or a percentage/);
     expect(fail([...DATA, '--retain-memory', '5000%'])).toMatch(/--retain-memory.*more than 1000% of the live data/);
+    expect(fail([...DATA, '--auth-fail-limit', '30'])).toMatch(/--auth-fail-limit.*"30" is not <failures>\/<window>/);
+    expect(fail([...DATA, '--trusted-proxies', '10.0.0.0/33'])).toMatch(/--trusted-proxies.*"10.0.0.0\/33" is not an IPv4 or IPv6 address or CIDR/);
     expect(fail([...DATA], { PITCACHE_CURSOR_IDLE: 'soon' })).toMatch(/PITCACHE_CURSOR_IDLE \(--cursor-idle\).*"soon" is not a duration/);
   });
 

@@ -27,6 +27,8 @@ const SERVE_FLAGS = [
   '--drain-seconds',
   '--retain-memory',
   '--cursor-idle',
+  '--auth-fail-limit',
+  '--trusted-proxies',
 ];
 const SERVE_ENVS = SERVE_FLAGS.map((f) => 'PITCACHE_' + f.slice(2).replace(/-/g, '_').toUpperCase());
 

@@ -68,6 +68,8 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       metricsPort: config.metricsPort,
       retainMemory: config.retainMemory,
       cursorIdleMs: config.cursorIdleMs,
+      authFailLimit: config.authFailLimit,
+      trustedProxies: config.trustedProxies,
     });
   } catch (e) {
     log.error('cannot start', { error: (e as Error).message });

@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { LOG_LEVELS } from '../log/logger.js';
+import { parseAuthFailLimit, type AuthFailLimit } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
 import { DEFAULT_BUDGET, parseBudget, parseDuration, type Budget } from '../server/retention-budget.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
@@ -84,6 +86,16 @@ const serveOptions = z.object({
   cursorIdle: parsedOption((text) => parseDuration(text, '--cursor-idle'))
     .default('10m')
     .describe('A superseded generation no cursor used for this long (10m, 90s, 1h) is released, even under the --retain-memory budget.'),
+  authFailLimit: parsedOption(parseAuthFailLimit)
+    .default('30/60s')
+    .describe(
+      'Failed authentications (missing or wrong key) allowed per client address in a window, as <failures>/<window>; past it the address gets 429 with Retry-After until the window ends, checked before its key is hashed. 0 turns it off.',
+    ),
+  trustedProxies: parsedOption((text) => TrustedProxies.parse(text))
+    .default('')
+    .describe(
+      'Proxies (CIDRs or addresses, comma-separated, e.g. 10.0.0.0/8,127.0.0.1) whose X-Forwarded-For names the client: for a request from one of them, the client is the last untrusted hop of that header. Empty: the client is always the socket peer, whatever X-Forwarded-For says.',
+    ),
 });
 
 /** A value read by `parse` (which throws with its own message when the text is wrong). */
@@ -163,6 +175,10 @@ export interface ServeConfig {
   readonly retainMemory: Budget;
   /** a superseded generation unused this long is released */
   readonly cursorIdleMs: number;
+  /** failed authentications allowed per client address in a window */
+  readonly authFailLimit: AuthFailLimit;
+  /** proxies whose X-Forwarded-For is believed */
+  readonly trustedProxies: TrustedProxies;
 }
 
 export const serveConfigSchema = serveOptions
@@ -195,6 +211,8 @@ export const serveConfigSchema = serveOptions
       drainMs: o.drainSeconds * 1000,
       retainMemory: o.retainMemory ?? DEFAULT_BUDGET,
       cursorIdleMs: o.cursorIdle,
+      authFailLimit: o.authFailLimit,
+      trustedProxies: o.trustedProxies,
     };
   });
 

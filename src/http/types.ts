@@ -17,6 +17,19 @@ export interface HttpRequest {
   readonly accept: string;
   readonly acceptEncoding: string;
   readonly ifNoneMatch: string;
+  /**
+   * Where the request came from, read on demand (only the failed-authentication throttle
+   * needs it, so most requests never pay for it). Valid only until the handler first
+   * returns or awaits: the transport's request lives on its stack. Absent: unknown.
+   */
+  readonly client?: ClientInfo;
+}
+
+export interface ClientInfo {
+  /** the socket's peer address as text, e.g. `127.0.0.1` */
+  peer(): string;
+  /** the X-Forwarded-For header as sent; '' when absent */
+  forwardedFor(): string;
 }
 
 export interface HttpResponse {

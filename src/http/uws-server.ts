@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import { loadNativeUws } from './native-uws.js';
-import type { Handler, HttpRequest, HttpResponse } from './types.js';
+import type { ClientInfo, Handler, HttpRequest, HttpResponse } from './types.js';
 
 export interface UwsServer {
   /** The port actually bound (the ephemeral one when asked for port 0). */
@@ -219,6 +219,14 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
     }
   }
 
+  // The request being handled, for `client` below: set around the handler's synchronous part only.
+  let currentRes: UwsResponse | null = null;
+  let currentReq: UwsRequest | null = null;
+  const client: ClientInfo = {
+    peer: () => (currentRes === null ? '' : Buffer.from(currentRes.getRemoteAddressAsText()).toString('latin1')),
+    forwardedFor: () => (currentReq === null ? '' : currentReq.getHeader('x-forwarded-for')),
+  };
+
   return (res: UwsResponse, req: UwsRequest): void => {
     // req lives on uWS's stack: copy everything out before anything can be deferred.
     const method = req.getCaseSensitiveMethod();
@@ -232,15 +240,21 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
       accept: req.getHeader('accept'),
       acceptEncoding: req.getHeader('accept-encoding'),
       ifNoneMatch: req.getHeader('if-none-match'),
+      client,
     };
     const head = method === 'HEAD';
     const flight: Flight = { aborted: false, armed: false, held: false };
 
     let out: HttpResponse | Promise<HttpResponse>;
+    currentRes = res;
+    currentReq = req;
     try {
       out = handler(request);
     } catch (err) {
       out = fail(err);
+    } finally {
+      currentRes = null;
+      currentReq = null;
     }
 
     if (!isThenable(out)) {

@@ -55,6 +55,7 @@ export class RequestMetrics {
   private readonly cacheEvents = new Float64Array(CACHES.length * CACHE_EVENTS.length);
   /** by key id (never the key itself); 429s are a cold path */
   private readonly limited = new Map<string, number>();
+  private throttled = 0;
   private readonly loop: IntervalHistogram;
 
   constructor(
@@ -109,6 +110,11 @@ export class RequestMetrics {
 
   rateLimited(keyId: string): void {
     this.limited.set(keyId, (this.limited.get(keyId) ?? 0) + 1);
+  }
+
+  /** A 429 to an address that failed authentication too often (no label: addresses are unbounded). */
+  authThrottled(): void {
+    this.throttled++;
   }
 
   /** A prom-client registry over this thread's numbers (read when scraped). */
@@ -177,6 +183,11 @@ export class RequestMetrics {
       }),
       counter('pitcache_rate_limited_total', 'Requests refused with 429 by API key id (never the key).', () =>
         [...this.limited].map(([key_id, value]) => ({ labels: { key_id }, value })),
+      ),
+      counter(
+        'pitcache_auth_throttled_total',
+        'Requests refused with 429 because their client address failed authentication too often (--auth-fail-limit).',
+        () => [{ labels: {}, value: this.throttled }],
       ),
       // Two gauges, not one with a quantile label: Prometheus reserves `quantile` for summaries.
       gauge('pitcache_event_loop_lag_p99_seconds', 'Event-loop delay p99 of a serving thread since the previous scrape.', () => {

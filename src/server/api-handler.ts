@@ -1,3 +1,5 @@
+import type { AuthThrottle } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
 import { ApiError, type HeaderPairs } from '../errors.js';
@@ -33,6 +35,10 @@ export interface ApiDeps {
   readonly access?: (r: AccessRecord) => void;
   /** this serving thread's request counters; absent = none kept */
   readonly metrics?: RequestMetrics;
+  /** failed authentications per client address (`--auth-fail-limit`); absent = not throttled */
+  readonly authThrottle?: AuthThrottle;
+  /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`); absent = none */
+  readonly trustedProxies?: TrustedProxies;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
@@ -68,6 +74,14 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   /** the metrics label of each route, found by identity (the router hands back the table's objects) */
   const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));
   const metrics = deps.metrics ?? null;
+  const throttle = deps.authThrottle === undefined || deps.authThrottle.limit.count === 0 ? null : deps.authThrottle;
+  const trusted = deps.trustedProxies ?? TrustedProxies.none;
+  const clientAddress = (req: HttpRequest): string => {
+    const c = req.client;
+    if (c === undefined) return '';
+    const peer = c.peer();
+    return trusted.empty ? peer : trusted.clientOf(peer, c.forwardedFor());
+  };
 
   /** What is known of a request for the access log and the metrics once it is answered. */
   const logged = (
@@ -119,9 +133,27 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       }
       let keyIndex = -1;
       if (!match.public) {
+        // An address that failed authentication too often is refused before its key is hashed.
+        let address: string | null = null;
+        if (throttle !== null && throttle.active) {
+          address = clientAddress(req);
+          const wait = throttle.retryAfterSeconds(address, clock.now());
+          if (wait > 0) {
+            metrics?.authThrottled();
+            throw new ApiError('rate_limited', `too many failed authentications from this address; retry after ${wait} s`, undefined, [
+              ['RateLimit-Limit', String(throttle.limit.count)],
+              ['RateLimit-Remaining', '0'],
+              ['RateLimit-Reset', String(wait)],
+              ['Retry-After', String(wait)],
+            ]);
+          }
+        }
         // 401 before anything about paths: an unauthenticated caller learns nothing.
         keyIndex = keys.authenticate(req.apiKey);
-        if (keyIndex < 0) throw new ApiError('unauthorized', 'missing or invalid API key (send it in the x-api-key header)');
+        if (keyIndex < 0) {
+          throttle?.failed(address ?? clientAddress(req), clock.now());
+          throw new ApiError('unauthorized', 'missing or invalid API key (send it in the x-api-key header)');
+        }
         keyId = keys.id(keyIndex);
         const decision = limiter.take(keyIndex);
         if (decision.limited) {

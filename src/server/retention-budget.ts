@@ -1,3 +1,5 @@
+export { parseDuration } from '../time/duration.js';
+
 /**
  * Which superseded generations stay in memory for the cursor chains started on them
  * (contract 2, 12), across ALL datasets of the process:
@@ -44,13 +46,6 @@ export function parseBudget(text: string): Budget {
   if (m === null) throw new Error(`--retain-memory: "${text}" is not a size (e.g. 2GiB, 512MiB, 1000000) or a percentage of the live data (e.g. 25%)`);
   const unit = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 }[m[2] ?? 'B']!;
   return { kind: 'bytes', bytes: Math.floor(Number(m[1]) * unit) };
-}
-
-/** `--cursor-idle`: `10m`, `90s`, `1h`, or ms as a bare number. */
-export function parseDuration(text: string, flag: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text);
-  if (m === null) throw new Error(`${flag}: "${text}" is not a duration (e.g. 10m, 90s, 1h)`);
-  return Math.round(Number(m[1]) * { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7 }[m[2] ?? 'ms']!);
 }
 
 export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25, atLeastLargest: true };

@@ -1,3 +1,4 @@
+import type { AuthFailLimit } from '../auth/auth-throttle.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
@@ -23,6 +24,9 @@ export interface ServingInit {
   readonly thread: string;
   /** `--datasets` as given (DatasetSelection.text): which datasets are served */
   readonly datasets: string;
+  readonly authFailLimit: AuthFailLimit;
+  /** `--trusted-proxies` as given (TrustedProxies.text) */
+  readonly trustedProxies: string;
 }
 
 export interface GenerationMessage {

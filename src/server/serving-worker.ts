@@ -1,4 +1,6 @@
 import { parentPort } from 'node:worker_threads';
+import { AuthThrottle } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
 import { KeyRegistry } from '../auth/key-registry.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { DatasetSelection } from '../catalog/dataset-selection.js';
@@ -107,6 +109,8 @@ port.on('message', (m: ToServing) => {
         responseCacheBytes: m.responseCacheBytes,
         rowCacheBytes: m.rowCacheBytes,
         metrics: metrics.requests,
+        authThrottle: new AuthThrottle(m.authFailLimit),
+        trustedProxies: TrustedProxies.parse(m.trustedProxies),
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
       metrics.attach(handler);

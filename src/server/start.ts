@@ -16,6 +16,8 @@ import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
 import { RequestIds } from './request-ids.js';
 import { ServingMetrics } from './serving-metrics.js';
+import { AuthThrottle, type AuthFailLimit } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
 import { GenerationRetention } from './generation-retention.js';
 import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, type Budget } from './retention-budget.js';
 import { ServingPool } from './serving-pool.js';
@@ -38,6 +40,10 @@ export interface StartOptions {
   readonly retainMemory?: Budget;
   /** a superseded generation no cursor used for this long is released (`--cursor-idle`; default 10 min) */
   readonly cursorIdleMs?: number;
+  /** failed authentications per client address before 429 (`--auth-fail-limit`; the CLI's default is 30/60s, absent here = off) */
+  readonly authFailLimit?: AuthFailLimit;
+  /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`; default none) */
+  readonly trustedProxies?: TrustedProxies;
   /** manifest polling period; 0 = only POST /admin/refresh (default 60 s) */
   readonly refreshIntervalMs?: number;
   /** how long start-up retries an unreachable source (default 60 s) */
@@ -100,6 +106,8 @@ export interface RunningServer {
   replaceKeys(keys: KeysConfig): void;
   close(): Promise<void>;
 }
+
+const OFF: AuthFailLimit = { count: 0, windowMs: 60_000 };
 
 /**
  * Listens at once (so /healthz answers and /readyz says 503 while loading), loads every
@@ -171,6 +179,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         responseCacheBytes,
         rowCacheBytes,
         datasets: selection.text,
+        authFailLimit: opts.authFailLimit ?? OFF,
+        trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
       },
       admin,
     );
@@ -187,6 +197,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       responseCacheBytes,
       rowCacheBytes,
       metrics: serving!.requests,
+      authThrottle: new AuthThrottle(opts.authFailLimit ?? OFF),
+      trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
     serving!.attach(handler);

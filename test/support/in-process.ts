@@ -43,6 +43,8 @@ export async function inProcessRequest(handler: Handler, path: string, key: stri
     accept: h.get('accept') ?? '*/*',
     acceptEncoding: h.get('accept-encoding') ?? 'gzip, deflate',
     ifNoneMatch: h.get('if-none-match') ?? '',
+    // No socket: the peer is loopback, as a fetch to 127.0.0.1 would be.
+    client: { peer: () => '127.0.0.1', forwardedFor: () => h.get('x-forwarded-for') ?? '' },
   };
   let res: HttpResponse;
   let body: Buffer;
