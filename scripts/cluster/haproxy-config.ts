@@ -1,13 +1,17 @@
 /**
- * HAProxy configurations for the two cluster topologies: every replica behind one
- * round-robin backend, and dataset groups routed by path to their own replica sets.
+ * The shipped deploy/haproxy/haproxy.cfg, filled in the way its header says (the
+ * frontend's `bind` port and the backend's `server` lines), for the two cluster topologies:
+ * every replica in the one round-robin backend; or dataset groups routed by path (README,
+ * "Sharding by dataset"), where the shipped backend section serves as the template of each
+ * group's backend and the frontend gains one `acl path_beg` + `use_backend` per group. Every
+ * other line (health checks over HTTP/1.1, timing, retries) runs as shipped.
  *
- * Health checks speak HTTP/1.1 (uWS never answers HTTP/1.0) to /readyz, which turns 503
- * the moment a replica starts draining: with a 250 ms interval and `fall 2` HAProxy stops
- * sending to it well inside the replica's --drain-seconds, before its listeners close.
- * `retry-on conn-failure empty-response` is the usual setting for idempotent GETs; the
- * test reports how often it was used (wretr / wredis), so it cannot hide a broken drain.
+ * The runtime API socket the test reads server states from is a separate file (HAProxy
+ * merges `global` sections of several `-f` files), so the shipped file needs no edit for it.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../bench/lib/paths.js';
 
 export interface Server {
   readonly name: string;
@@ -15,48 +19,49 @@ export interface Server {
 }
 
 export interface Backend {
-  readonly name: string;
-  readonly servers: readonly Server[];
-  /** Path prefixes routed here (`/gbsi_us/`); empty: the default backend. */
+  /** Path prefixes routed here (`/gbsi_us/`); empty: the shipped default backend. */
   readonly pathPrefixes: readonly string[];
+  readonly servers: readonly Server[];
 }
 
-export function haproxyConfig(listenPort: number, statsSocket: string, backends: readonly Backend[]): string {
-  const routed = backends.filter((b) => b.pathPrefixes.length > 0);
+/** The backend name the shipped file's frontend sends to by default. */
+export const SHIPPED_BACKEND = 'pitcache';
+export const SHIPPED_FILE = 'deploy/haproxy/haproxy.cfg';
+
+export function shippedConfig(): string {
+  return readFileSync(join(repoRoot(), SHIPPED_FILE), 'utf8');
+}
+
+/** The name of a routed group's backend. */
+export const backendName = (b: Backend): string =>
+  b.pathPrefixes.length === 0 ? SHIPPED_BACKEND : `${SHIPPED_BACKEND}_${b.pathPrefixes[0]!.replace(/\W/g, '')}`;
+
+export function filledConfig(shipped: string, listenPort: number, backends: readonly Backend[]): string {
   const fallback = backends.filter((b) => b.pathPrefixes.length === 0);
   if (fallback.length !== 1) throw new Error('haproxy config: exactly one backend without path prefixes (the default)');
-  const lines = [
-    'global',
-    '  maxconn 4096',
-    `  stats socket ${statsSocket} mode 600 level admin`,
-    '',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    '  timeout http-keep-alive 10s',
-    '  retries 3',
-    '  option redispatch 1',
-    '  retry-on conn-failure empty-response',
-    '',
-    'frontend api',
-    `  bind 127.0.0.1:${listenPort}`,
-    ...routed.flatMap((b) => [`  acl path_${b.name} path_beg ${b.pathPrefixes.join(' ')}`, `  use_backend ${b.name} if path_${b.name}`]),
-    `  default_backend ${fallback[0]!.name}`,
-    '',
-  ];
-  for (const b of backends) {
-    lines.push(
-      `backend ${b.name}`,
-      '  balance roundrobin',
-      '  option httpchk',
-      '  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host pitcache',
-      '  http-check expect status 200',
-      '  default-server inter 250ms fastinter 250ms downinter 250ms fall 2 rise 2',
-      ...b.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check`),
-      '',
-    );
-  }
-  return lines.join('\n');
+  const bind = /^( +)bind :8080$/m;
+  const defaultBackend = new RegExp(`^( +)default_backend ${SHIPPED_BACKEND}$`, 'm');
+  const sectionStart = shipped.indexOf(`\nbackend ${SHIPPED_BACKEND}\n`);
+  if (!bind.test(shipped) || !defaultBackend.test(shipped) || sectionStart < 0) throw new Error(`${SHIPPED_FILE} no longer has the lines this test fills in`);
+  // The backend is the file's last section: from its header to the end.
+  const head = shipped.slice(0, sectionStart + 1);
+  const template = shipped.slice(sectionStart + 1);
+  const servers = /(^ +server \S+ .*\n?)+/m;
+  if (!servers.test(template)) throw new Error(`${SHIPPED_FILE}: no server lines in backend ${SHIPPED_BACKEND}`);
+
+  const routes = backends
+    .filter((b) => b.pathPrefixes.length > 0)
+    .flatMap((b) => [`    acl path_${backendName(b)} path_beg ${b.pathPrefixes.join(' ')}`, `    use_backend ${backendName(b)} if path_${backendName(b)}`]);
+  const frontend = head.replace(bind, `$1bind 127.0.0.1:${listenPort}`).replace(defaultBackend, (line) => [...routes, line].join('\n'));
+  const sections = backends.map((b) =>
+    template
+      .replace(`backend ${SHIPPED_BACKEND}\n`, `backend ${backendName(b)}\n`)
+      .replace(servers, b.servers.map((s) => `    server ${s.name} 127.0.0.1:${s.port} check\n`).join('')),
+  );
+  return [frontend, ...sections].join('\n');
+}
+
+/** The second configuration file: the runtime API on a unix socket. */
+export function statsConfig(socket: string): string {
+  return ['global', `    stats socket ${socket} mode 600 level admin`, ''].join('\n');
 }

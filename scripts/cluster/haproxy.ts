@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Children } from './children.js';
 import { exitOf, tail } from './children.js';
+import { statsConfig } from './haproxy-config.js';
 
 export interface ServerStat {
   readonly backend: string;
@@ -35,13 +36,19 @@ export class Haproxy {
     private readonly output: () => string,
   ) {}
 
-  /** Writes `config` into `dir`, checks it with `haproxy -c`, starts it and waits until it answers on `port`. */
-  static async start(children: Children, dir: string, config: string, port: number, socket: string): Promise<Haproxy> {
-    const file = join(dir, 'haproxy.cfg');
-    writeFileSync(file, config);
-    const check = spawnSync('haproxy', ['-c', '-q', '-f', file], { encoding: 'utf8' });
+  /**
+   * Writes `config` and the runtime API's `global` section into `dir`, checks them with
+   * `haproxy -c`, starts HAProxy and waits until its runtime API answers.
+   */
+  static async start(children: Children, dir: string, config: string, port: number): Promise<Haproxy> {
+    const socket = join(dir, 'admin.sock');
+    const files = [join(dir, 'haproxy.cfg'), join(dir, 'stats.cfg')];
+    writeFileSync(files[0]!, config);
+    writeFileSync(files[1]!, statsConfig(socket));
+    const args = files.flatMap((f) => ['-f', f]);
+    const check = spawnSync('haproxy', ['-c', '-q', ...args], { encoding: 'utf8' });
     if (check.status !== 0) throw new Error(`haproxy -c refused the configuration:\n${check.stdout}${check.stderr}\n${config}`);
-    const child = children.spawn(['haproxy', '-db', '-f', file]);
+    const child = children.spawn(['haproxy', '-db', ...args]);
     const output = tail(child);
     const h = new Haproxy(child, socket, `http://127.0.0.1:${port}`, output);
     const end = Date.now() + 20_000;

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../bench/lib/proc.js';
 import type { Children } from './children.js';
 import { tail } from './children.js';
@@ -63,6 +63,17 @@ export class S3Store {
 
   async put(key: string, body: string): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body }));
+  }
+
+  /** The object's text, or null when there is none. */
+  async getText(key: string): Promise<string | null> {
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return (await r.Body?.transformToString('utf8')) ?? null;
+    } catch (e) {
+      if ((e as { name?: string }).name === 'NoSuchKey') return null;
+      throw e;
+    }
   }
 
   close(): void {

@@ -23,8 +23,8 @@ export async function shardedScenario(world: World, v: Verdicts): Promise<void> 
   const restSet = await Promise.all(['rest1', 'rest2'].map((n) => world.replica(n, REST_GROUP)));
   await Promise.all([...usSet, ...restSet].map((r) => r.start()));
   const lb = await world.balancer([
-    { name: 'gbsi_us', pathPrefixes: ['/gbsi_us/'], servers: usSet.map((r) => ({ name: r.name, port: r.port })) },
-    { name: 'rest', pathPrefixes: [], servers: restSet.map((r) => ({ name: r.name, port: r.port })) },
+    { pathPrefixes: ['/gbsi_us/'], servers: usSet.map((r) => ({ name: r.name, port: r.port })) },
+    { pathPrefixes: [], servers: restSet.map((r) => ({ name: r.name, port: r.port })) },
   ]);
   v.step(`sharded: ${usSet.length} replicas for ${US_GROUP}, ${restSet.length} for ${REST_GROUP}, haproxy at ${lb.url}`);
   try {

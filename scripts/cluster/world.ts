@@ -8,13 +8,17 @@ import { Expectations } from './api-client.js';
 import type { Children } from './children.js';
 import { idOf, type ClusterDataset } from './generations.js';
 import { Haproxy } from './haproxy.js';
-import { haproxyConfig, type Backend } from './haproxy-config.js';
+import { filledConfig, shippedConfig, type Backend } from './haproxy-config.js';
 import { Publisher } from './publisher.js';
 import { Replica } from './replica.js';
 import { S3_ENV, S3Store } from './s3-store.js';
 
 export const REFRESH_SECONDS = 2;
-export const DRAIN_SECONDS = 2;
+/**
+ * Above the time the shipped HAProxy config takes to see a draining replica (two failed
+ * checks 2 s apart, README "Behind a proxy"), so that it leaves the rotation before it stops.
+ */
+export const DRAIN_SECONDS = 6;
 
 /** pemi/grid_stress: 8 zones x 15 days = 120 rows. */
 export const GRID: ClusterDataset = {
@@ -30,6 +34,8 @@ export const US: ClusterDataset = { productId: 'gbsi_us', dataset: 'system_stres
 /** The keys file's keys (plaintext: local use); `ops` may read /admin/status. */
 export const KEYS = { loop: 'cluster-loop-key', revoked: 'cluster-revoked-key', ops: 'cluster-ops-key' } as const;
 const KEYS_OBJECT = 'conf/keys.json';
+/** Where the snapshots live in the bucket. */
+const PREFIX = 'pit';
 
 export class World {
   readonly expect = new Expectations();
@@ -39,7 +45,7 @@ export class World {
     readonly children: Children,
     readonly s3: S3Store,
   ) {
-    this.publisher = new Publisher(children, s3, s3.url('pit'), children.tempDir('inputs'));
+    this.publisher = new Publisher(children, s3, s3.url(PREFIX), children.tempDir('inputs'));
   }
 
   static async start(children: Children): Promise<World> {
@@ -48,13 +54,33 @@ export class World {
 
   /**
    * Publishes generation g of every dataset given, side by side; the expectations know g
-   * before any replica can serve it. Resolves with when each publish ended (its manifest
-   * was in place), by dataset id.
+   * before any replica can serve it. Resolves with when each dataset's manifest.json first
+   * read as generation g at the source (watched while the publish ran), by dataset id:
+   * the instant a replica's next check could see it.
    */
   async publish(datasets: readonly ClusterDataset[], g: number): Promise<Map<string, number>> {
     for (const d of datasets) this.expect.add(d, g);
-    const ends = await Promise.all(datasets.map(async (d) => [idOf(d), await this.publisher.publish(d, g).then(() => Date.now())] as const));
-    return new Map(ends);
+    const seen = await Promise.all(
+      datasets.map(async (d) => {
+        const done = this.publisher.publish(d, g);
+        let finished = false;
+        void done.then(
+          () => (finished = true),
+          () => (finished = true),
+        );
+        const key = `${PREFIX}/${idOf(d)}/manifest.json`;
+        let at: number | null = null;
+        while (at === null) {
+          const text = await this.s3.getText(key);
+          if (text !== null && (JSON.parse(text) as { generation?: number }).generation === g) at = Date.now();
+          else if (finished) break;
+          else await new Promise((r) => setTimeout(r, 20));
+        }
+        await done;
+        return [idOf(d), at ?? Date.now()] as const;
+      }),
+    );
+    return new Map(seen);
   }
 
   /** Writes the keys file with the named keys of KEYS. */
@@ -86,7 +112,7 @@ export class World {
   async balancer(backends: readonly Backend[]): Promise<Haproxy> {
     const dir = this.children.tempDir('haproxy');
     const port = await freePort();
-    const h = await Haproxy.start(this.children, dir, haproxyConfig(port, `${dir}/admin.sock`, backends), port, `${dir}/admin.sock`);
+    const h = await Haproxy.start(this.children, dir, filledConfig(shippedConfig(), port, backends), port);
     for (const b of backends) for (const s of b.servers) await h.waitStatus(s.name, 'UP');
     return h;
   }
