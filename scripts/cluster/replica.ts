@@ -32,6 +32,8 @@ export class Replica {
     readonly metricsPort: number,
     private readonly args: readonly string[],
     private readonly env: NodeJS.ProcessEnv,
+    /** off for benchmarks: the access log is how the test attributes answers, not free */
+    private readonly accessLog = true,
   ) {}
 
   get url(): string {
@@ -56,7 +58,7 @@ export class Replica {
         String(this.port),
         '--metrics-port',
         String(this.metricsPort),
-        '--access-log',
+        this.accessLog ? '--access-log' : '--no-access-log',
         ...this.args,
       ],
       { env: { ...process.env, ...this.env } },

@@ -71,7 +71,8 @@ export class World {
         const key = `${PREFIX}/${idOf(d)}/manifest.json`;
         let at: number | null = null;
         while (at === null) {
-          const text = await this.s3.getText(key);
+          // s3rver may drop a read racing the write: that read saw nothing yet.
+          const text = await this.s3.getText(key).catch(() => null);
           if (text !== null && (JSON.parse(text) as { generation?: number }).generation === g) at = Date.now();
           else if (finished) break;
           else await new Promise((r) => setTimeout(r, 20));
