@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import { DEMO_KEY, ensureDemoData } from '../../loaders/demo/ensure-demo.js';
 import { Rng } from '../../loaders/demo/prng.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -62,20 +63,7 @@ async function main(): Promise<void> {
     const dir = children.tempDir('bench-data');
     await cp(demo, dir, { recursive: true });
     const live = await publishOlderGenerations(children, dir);
-    const args = [
-      '--source',
-      dir,
-      '--keys',
-      join(dir, 'keys.json'),
-      '--workers',
-      '1',
-      '--response-cache-mb',
-      '0',
-      '--log-level',
-      'warn',
-      '--drain-seconds',
-      '0',
-    ];
+    const args = ['--source', dir, '--keys', join(dir, 'keys.json'), '--workers', '1', '--response-cache-mb', '0', '--drain-seconds', '0'];
     const replicas = await Promise.all(['p1', 'p2', 'p3'].map(async (n) => new Replica(children, n, await freePort(), await freePort(), args, {}, false)));
     await Promise.all(replicas.map((r) => r.start(180_000)));
     const paths = await writePaths(children, replicas[0]!.url);
@@ -129,13 +117,22 @@ async function main(): Promise<void> {
   }
 }
 
-/** Publishes the live pemi/grid_stress object again EXTRA_GENERATIONS times (`--replace`): older generations for the cursor figure. */
+/**
+ * Older generations for the cursor figure: publishes (`--replace`) the live
+ * pemi/grid_stress snapshot without its last row, then whole again, and so on,
+ * EXTRA_GENERATIONS times (an identical replace publishes nothing). Returns the live
+ * generation number.
+ */
 async function publishOlderGenerations(children: Children, dir: string): Promise<number> {
+  const folder = join(dir, 'pemi/grid_stress');
   const manifestOf = async (): Promise<{ generation: number; object: string }> =>
-    JSON.parse(await readFile(join(dir, 'pemi/grid_stress/manifest.json'), 'utf8')) as { generation: number; object: string };
+    JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as { generation: number; object: string };
+  const whole = join(folder, (await manifestOf()).object);
+  const table = tableFromIPC(await readFile(whole));
+  const shorter = join(children.tempDir('bench-input'), 'shorter.arrow');
+  await writeFile(shorter, tableToIPC(table.slice(0, table.numRows - 1), 'file'));
   for (let i = 0; i < EXTRA_GENERATIONS; i++) {
-    const m = await manifestOf();
-    const input = join(dir, 'pemi/grid_stress', m.object);
+    const input = i % 2 === 0 ? shorter : whole;
     const child = children.spawn([
       process.execPath,
       cliPath(),
@@ -151,7 +148,7 @@ async function publishOlderGenerations(children: Children, dir: string): Promise
       input,
     ]);
     const out = tail(child);
-    if ((await exitOf(child)).code !== 0) throw new Error(`publish failed:\n${out()}`);
+    if ((await exitOf(child)).code !== 0 || !out().includes('published pemi/grid_stress generation')) throw new Error(`publish did not publish:\n${out()}`);
   }
   return (await manifestOf()).generation;
 }
@@ -212,7 +209,7 @@ async function report(r: Report): Promise<void> {
     '# pitcache replicas behind HAProxy (issue 10)',
     '',
     `Command: \`npm run bench:cluster -- --seconds ${r.seconds}\`. HAProxy ${haproxyVersion()} with \`${SHIPPED_FILE}\` as shipped (bind and server lines filled), wrk ${r.wrkVersion}: \`wrk -t 1 -c ${CONNECTIONS} -d ${r.seconds}s -s bench/wrk/paths.lua <url> -- paths.txt <key> list\` after a warm-up run of the same length.`,
-    `Replicas: \`pitcache serve ${r.args.join(' ').replace(/\/tmp\/\S+/g, '<copy of .demo-data>')}\`.`,
+    `Replicas: \`pitcache serve ${r.args.join(' ').replace(/\/tmp\/[^/\s]+/g, '<copy of .demo-data>')}\`.`,
     `Workload: 2,000 seeded single-series backtest windows on the demo pemi/grid_stress (\`bidding_zone=Z&date_from=D-90&date_to=D&as_of=D\`), JSON, mean answer ${r.bytes} B.`,
     `Machine: ${cpu} cores shared by every process here (wrk, HAProxy, the replicas) and by other work (load average at the end: ${load}). Every point is CPU-bound: more replicas than cores cannot add throughput here, they only show that the balancer spreads the load and what it costs.`,
     '',

@@ -44,7 +44,7 @@ export class Replica {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts the process and resolves once it logged `ready` (bounded). */
+  /** Starts the process and resolves once it logged `ready` (bounded; needs --log-level info or lower). */
   async start(timeoutMs = 60_000): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     const child = this.children.spawn(
