@@ -51,6 +51,27 @@ describe('AuthThrottle', () => {
     expect(t.active).toBe(false);
   });
 
+  it('an address whose window ended is let in even between two prunes, at the exact end', () => {
+    const t = new AuthThrottle({ count: 2, windowMs: 10_000 });
+    t.retryAfterSeconds('x', 0); // prunes now; the next prune is due at 10 s
+    t.failed('a', 1000);
+    t.failed('a', 1000);
+    expect(t.retryAfterSeconds('a', 10_500)).toBe(1); // prunes (due); a's window ends at 11 s
+    expect(t.retryAfterSeconds('a', 10_999)).toBe(1);
+    expect(t.retryAfterSeconds('a', 11_000)).toBe(0); // no prune due: the lookup itself lets it in
+  });
+
+  it('a new window for an address makes it the newest for eviction', () => {
+    const t = new AuthThrottle({ count: 1, windowMs: 1000 }, 2);
+    t.failed('a', 0);
+    t.failed('b', 500);
+    t.failed('a', 1000); // a's window ended: a new one, now newer than b's
+    t.failed('c', 1100); // full: the oldest (b) goes
+    expect(t.retryAfterSeconds('a', 1200)).toBe(1);
+    expect(t.retryAfterSeconds('c', 1200)).toBe(1);
+    expect(t.retryAfterSeconds('b', 1200)).toBe(0);
+  });
+
   it('count 0 keeps nothing', () => {
     const t = new AuthThrottle({ count: 0, windowMs: 60_000 });
     t.failed('a', 0);
@@ -63,6 +84,8 @@ describe('--auth-fail-limit', () => {
     expect(parseAuthFailLimit('30/60s')).toEqual({ count: 30, windowMs: 60_000 });
     expect(parseAuthFailLimit('100/5m')).toEqual({ count: 100, windowMs: 300_000 });
     expect(parseAuthFailLimit('0').count).toBe(0);
+    expect(parseAuthFailLimit('5/1s')).toEqual({ count: 5, windowMs: 1000 });
+    expect(() => parseAuthFailLimit('30/soon')).toThrow('--auth-fail-limit: "soon" is not a duration');
     expect(DEFAULT_AUTH_FAIL_LIMIT).toEqual({ count: 30, windowMs: 60_000 });
   });
 
@@ -81,6 +104,10 @@ describe('--trusted-proxies and the client address', () => {
     expect([...parseIp('0000:0000:0000:0000:0000:ffff:7f00:0001')!].slice(10)).toEqual([0xff, 0xff, 127, 0, 0, 1]);
     expect([...parseIp('::ffff:127.0.0.1')!].slice(12)).toEqual([127, 0, 0, 1]);
     expect(parseIp('1::2::3')).toBeNull();
+    expect(parseIp('10.0.0.a1')).toBeNull();
+    expect(parseIp('10.0.0.1a')).toBeNull();
+    expect(parseIp('[::1]')).toEqual(parseIp('::1'));
+    expect(parseIp('fe80::1%eth0')).toEqual(parseIp('fe80::1'));
     expect(parseIp('12345::')).toBeNull();
   });
 
@@ -96,6 +123,12 @@ describe('--trusted-proxies and the client address', () => {
     expect(t.has('192.168.8.0')).toBe(false);
     expect(t.has('::ffff:10.0.0.1')).toBe(true);
     expect(t.has('not an address')).toBe(false);
+    // Only IPv4-mapped IPv6 (::ffff:a.b.c.d) compares as IPv4, not any address ending in 10.x.
+    expect(t.has('fe80::a00:1')).toBe(false);
+    expect(t.has('::a00:1')).toBe(false);
+    expect(t.has('0:0:0:0:0:fffe:a00:1')).toBe(false);
+    expect(TrustedProxies.parse('0.0.0.0/0').has('203.0.113.1')).toBe(true);
+    expect(TrustedProxies.parse('10.0.0.0/8').empty).toBe(false);
     expect(TrustedProxies.parse('').empty).toBe(true);
   });
 
@@ -112,7 +145,8 @@ describe('--trusted-proxies and the client address', () => {
     // A client forging the left part of the chain: the proxies' own hops are believed, from the right.
     expect(t.clientOf('127.0.0.1', '1.1.1.1, 198.51.100.1, 10.2.3.4')).toBe('198.51.100.1');
     // Only trusted hops: the left-most; no header: the peer.
-    expect(t.clientOf('127.0.0.1', '10.0.0.7, 10.0.0.8')).toBe('10.0.0.7');
+    expect(t.clientOf('127.0.0.1', ' 10.0.0.7 , 10.0.0.8')).toBe('10.0.0.7');
+    expect(t.clientOf('127.0.0.1', '198.51.100.1, ')).toBe('198.51.100.1');
     expect(t.clientOf('127.0.0.1', '')).toBe('127.0.0.1');
     expect(TrustedProxies.none.clientOf('127.0.0.1', '198.51.100.1')).toBe('127.0.0.1');
   });

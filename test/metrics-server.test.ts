@@ -189,6 +189,25 @@ describe('GET /metrics', () => {
     expect(threads.sort()).toEqual(['0', '1']);
   });
 
+  it('counts the garbage collection and heap allocation of each serving thread apart', async () => {
+    const { samples } = await scrape();
+    // Answering the requests above allocated on every thread; collections happened (a thread
+    // that allocated little may not have collected yet, so they are counted across threads).
+    for (const thread of ['0', '1']) expect(total(samples, 'pitcache_heap_allocated_bytes_total', { thread }), thread).toBeGreaterThan(1e6);
+    expect(total(samples, 'pitcache_gc_total', { kind: 'scavenge' })).toBeGreaterThan(0);
+    expect(total(samples, 'pitcache_gc_pause_seconds_total', { kind: 'scavenge' })).toBeGreaterThan(0);
+    expect(
+      samples
+        .filter((x) => x.name === 'pitcache_gc_total')
+        .map((x) => x.labels['thread'])
+        .sort(),
+    ).toEqual(expect.arrayContaining(['0', '1']));
+    // Answering requests allocates (headers, ids): the counter of the threads only grows.
+    const first = total((await scrape()).samples, 'pitcache_heap_allocated_bytes_total', {});
+    for (let i = 0; i < 20; i++) await once(h.url, '/pemi/grid_stress', TEST_KEY);
+    expect(total((await scrape()).samples, 'pitcache_heap_allocated_bytes_total', {})).toBeGreaterThan(first);
+  });
+
   it('is scraped by a real Prometheus on --metrics-port', async () => {
     prom = await startPrometheus([`127.0.0.1:${h.server.metricsPort}`]);
     await prom.waitUp(1);

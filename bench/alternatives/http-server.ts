@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Alternative, BenchData, BenchQuery, RunOptions, RunResult, SetupInfo, WorkloadName } from './types.js';
 import { freePort, pinned, readMemory, spawnLogged, waitFor200, type MemoryReading, type Spawned } from '../lib/proc.js';
+import { gcOver, scrapeGc } from '../lib/gc-scrape.js';
 import { runWrk } from '../wrk/run-wrk.js';
 import { toPath, writePathsFile } from '../workloads.js';
 
@@ -23,6 +24,8 @@ export interface HttpAlternativeOptions {
   readonly readyTimeoutMs?: number;
   readonly version?: string;
   readonly note?: string;
+  /** reads the server's GC counters (pitcache's /metrics) around each measured run */
+  readonly gcMetrics?: boolean;
 }
 
 export interface DatasetLoad {
@@ -102,7 +105,10 @@ export class HttpServerAlternative implements Alternative {
       await runWrk({ ...common, durationSec: opts.warmupSec! });
       await this.settle();
     }
-    return runWrk({ ...common, durationSec: opts.durationSec });
+    const before = this.o.gcMetrics === true ? await scrapeGc(this.baseUrl, this.data!.adminKey).catch(() => null) : null;
+    const r = await runWrk({ ...common, durationSec: opts.durationSec });
+    const after = before === null ? null : await scrapeGc(this.baseUrl, this.data!.adminKey).catch(() => null);
+    return before === null || after === null ? r : { ...r, gc: gcOver(before, after) };
   }
 
   /**

@@ -55,5 +55,6 @@ export function pitcacheAlternative(o: PitcacheOptions = {}): HttpServerAlternat
     ...(o.wrkCpus === undefined ? {} : { wrkCpus: o.wrkCpus }),
     ...(o.wrkThreads === undefined ? {} : { wrkThreads: o.wrkThreads }),
     version: process.version,
+    gcMetrics: true,
   });
 }

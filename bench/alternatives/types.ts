@@ -132,6 +132,21 @@ export interface RunResult {
   readonly bytes?: number;
   /** a free note shown beside the row in RESULTS.md (e.g. "8 connections in pool") */
   readonly note?: string;
+  /** the server's garbage collection over the measured run, when it reports it (pitcache: /metrics) */
+  readonly gc?: GcOverRun;
+}
+
+/**
+ * What the server's serving threads allocated and collected during one measured run
+ * (differences of its counters, summed over threads): per request, and per 10 s.
+ */
+export interface GcOverRun {
+  readonly allocatedBytes: number;
+  readonly scavenges: number;
+  readonly markCompacts: number;
+  /** every kind of collection */
+  readonly pauseMs: number;
+  readonly markCompactPauseMs: number;
 }
 
 export interface SetupInfo {

@@ -94,6 +94,8 @@ export function renderMarkdown(res: BenchResults): string {
     );
   }
 
+  renderGc(res, L);
+
   L.push('## Cross-check of answers', '', 'Total rows (`metadata.total_count` or the SQL count) of sampled queries, per alternative.', '');
   const names = res.alternatives.filter((a) => a.skipped === undefined && a.setup !== undefined).map((a) => a.name);
   L.push(`| query | ${names.join(' | ')} | same |`, `|---|${names.map(() => '---:').join('|')}|---|`);
@@ -161,6 +163,33 @@ export function renderMarkdown(res: BenchResults): string {
   L.push(...evaluateTargets(res).markdown);
   if (res.notes.length > 0) L.push('## Notes', '', ...res.notes.map((n) => `- ${n}`), '');
   return L.join('\n') + '\n';
+}
+
+/** Allocation and GC of pitcache's serving threads over each measured run (its /metrics, read before and after). */
+function renderGc(res: BenchResults, L: string[]): void {
+  const rows: string[] = [];
+  for (const w of res.workloads) {
+    for (const a of res.alternatives.filter(isPitcache)) {
+      const r = a.runs[w.name];
+      if (r?.ok !== true || r.gc === undefined) continue;
+      const g = r.gc;
+      const per10 = (n: number): string => f((n * 10) / r.seconds, 1);
+      rows.push(
+        `| ${w.name} | ${a.name} | ${f(g.allocatedBytes / r.requests / 1024, 1)} | ${per10(g.scavenges)} | ${per10(g.markCompacts)} | ${f((g.pauseMs * 10) / r.seconds, 0)} | ${f((g.markCompactPauseMs * 10) / r.seconds, 0)} |`,
+      );
+    }
+  }
+  if (rows.length === 0) return;
+  L.push(
+    '## Allocation and garbage collection (pitcache serving threads, measured runs)',
+    '',
+    'Differences of `pitcache_heap_allocated_bytes_total`, `pitcache_gc_total` and `pitcache_gc_pause_seconds_total` (GET /metrics, summed over serving threads) across each measured run above; per request divides by the requests wrk counted.',
+    '',
+    '| workload | alternative | KiB allocated / request | scavenges / 10 s | mark-compacts / 10 s | GC pause ms / 10 s | of which mark-compact ms |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+  );
 }
 
 function renderS3(res: BenchResults, L: string[]): void {

@@ -90,7 +90,7 @@ export function finishEncoded(head: EncodedHead, tail: Uint8Array, out: Uint8Arr
 }
 
 /** Writes only the encoded tail at `p` (the caller placed the head before it); returns the end. */
-export function writeTail(head: EncodedHead, tail: Uint8Array, out: Uint8Array, p: number): number {
+export function writeTail(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, tail: Uint8Array, out: Uint8Array, p: number): number {
   const n = tail.byteLength;
   if (head.encoding === 'gzip') {
     let at = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import { loadNativeUws } from './native-uws.js';
+import { RestBuffers } from './rest-buffers.js';
 import type { ClientInfo, Handler, HttpRequest, HttpResponse } from './types.js';
 
 export interface UwsServer {
@@ -112,6 +113,8 @@ class InFlight {
   private waiters: Array<() => void> = [];
   /** set by stopListening: every answer from now on closes its connection */
   closing = false;
+  /** copies of reused bodies' unsent rest, reused across answers (up to 32 MiB kept free) */
+  readonly rests = new RestBuffers(32 * 1024 * 1024);
 
   hold(flight: Flight): void {
     if (flight.held) return;
@@ -175,11 +178,16 @@ function endWithBackpressure(res: UwsResponse, body: Uint8Array, flight: Flight,
   arm(res, flight, inFlight);
   inFlight.hold(flight);
   const sent = res.getWriteOffset();
-  const rest = owned ? body.subarray(sent) : Buffer.from(body.subarray(sent));
+  // A pooled copy goes back once the answer is finished; one of an aborted answer is left to the GC.
+  const copy = owned ? null : inFlight.rests.take(body.subarray(sent));
+  const rest = copy === null ? body.subarray(sent) : copy.subarray(0, total - sent);
   res.onWritable((offset) => {
     if (flight.aborted) return true;
     const [ok, finished] = res.tryEnd(rest.subarray(offset - sent), total);
-    if (finished) inFlight.release(flight);
+    if (finished) {
+      inFlight.release(flight);
+      if (copy !== null) inFlight.rests.release(copy);
+    }
     return ok;
   });
   return false;

@@ -1,6 +1,14 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
-import { encodeHead, encodeHeadAsync, finishEncoded, tailSize, type EncodedHead, type Encoding } from '../format/encoded-body.js';
+import {
+  encodeHead,
+  encodeHeadAsync,
+  finishEncoded,
+  tailSize,
+  writeTail as writeEncodedTail,
+  type EncodedHead,
+  type Encoding,
+} from '../format/encoded-body.js';
 import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
 import { etagOf, ifNoneMatchHits } from '../format/etag.js';
 import type { FormatWriter } from '../format/format-writer.js';
@@ -21,7 +29,7 @@ import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import { pinRequest, type DataEndpointKind, type Resolvers } from './data-page.js';
 import type { Generation } from './generation.js';
-import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
+import { normalisedText, ResponseCache, responseKey, type CachedHead, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
@@ -111,6 +119,16 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return encodedOut.subarray(0, finishEncoded(head, tail.view(), encodedOut));
   }
 
+  /** A cached head (copied out of the cache's pages) + tail -> the body, in reusable memory. */
+  function assembleHit(hit: CachedHead): Uint8Array {
+    const n = hit.bytes + (hit.encoding === null ? tail.pos : tailSize(hit.encoding, tail.pos));
+    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
+    cache!.copyHead(hit, encodedOut);
+    if (hit.encoding !== null) return encodedOut.subarray(0, writeEncodedTail(hit, tail.view(), encodedOut, hit.bytes));
+    encodedOut.set(tail.view(), hit.bytes);
+    return encodedOut.subarray(0, n);
+  }
+
   function writeTail(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
     tail.reset();
     writer.writeTail(tail, meta, stamp);
@@ -137,32 +155,35 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
     const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
     const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
-    let meta: PageMeta;
-    let head: Uint8Array | EncodedHead;
     if (hit !== undefined) {
-      meta = hit.meta;
-      head = hit.head;
-    } else {
-      const page = pinned.resolve(layoutOf(gen, projection));
-      meta = page.meta;
-      out.reset();
-      writer.writeHead(out, page, stamp);
-      const bytes = out.view();
-      if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
-      if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
-        const owned = Buffer.from(bytes);
-        const enc = encoding;
-        const m = meta;
-        return encodeHeadAsync(owned, enc).then((encoded) => {
-          if (cacheKey !== null) cache!.set(cacheKey, encoded, m);
-          writeTail(writer, m, stamp);
-          const body = Buffer.from(assemble(encoded));
-          return { status: 200, headers: headers(m, req, etag, enc), contentType: writer.contentType, body, rows: m.count, format };
-        });
-      }
-      head = encoding === null ? bytes : encodeHead(bytes, encoding);
-      if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
+      writeTail(writer, hit.meta, stamp);
+      return {
+        status: 200,
+        headers: headers(hit.meta, req, etag, hit.encoding),
+        contentType: writer.contentType,
+        body: assembleHit(hit),
+        rows: hit.meta.count,
+        format,
+      };
     }
+    const page = pinned.resolve(layoutOf(gen, projection));
+    const meta = page.meta;
+    out.reset();
+    writer.writeHead(out, page, stamp);
+    const bytes = out.view();
+    if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
+    if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
+      const owned = Buffer.from(bytes);
+      const enc = encoding;
+      return encodeHeadAsync(owned, enc).then((encoded) => {
+        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
+        writeTail(writer, meta, stamp);
+        const body = Buffer.from(assemble(encoded));
+        return { status: 200, headers: headers(meta, req, etag, enc), contentType: writer.contentType, body, rows: meta.count, format };
+      });
+    }
+    const head = encoding === null ? bytes : encodeHead(bytes, encoding);
+    if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
     if (head instanceof Uint8Array) encoding = null;
     writeTail(writer, meta, stamp);
     return { status: 200, headers: headers(meta, req, etag, encoding), contentType: writer.contentType, body: assemble(head), rows: meta.count, format };

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { EncodedHead } from '../format/encoded-body.js';
+import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import type { PageMeta } from '../format/resolved-page.js';
 import { Doorkeeper } from './doorkeeper.js';
+import { HeadArena } from './head-arena.js';
 
 /**
  * A data request after normalisation: everything that decides the bytes of an answer's
@@ -42,11 +43,20 @@ export function responseKey(dataset: string, generation: number, normalised: str
   return `${dataset}\u0001${generation}\u0001${normalised}`;
 }
 
-interface Entry {
-  /** the bytes that depend only on (generation, request): identity, or encoded once */
-  readonly head: Uint8Array | EncodedHead;
+/**
+ * A kept head: its bytes live in the cache's HeadArena (a chain of pages from `first`),
+ * the rest is what a hit needs to finish the answer without resolving or encoding.
+ */
+interface KeptHead {
+  /** first page of the chain in the arena (-1 for an empty head) */
+  readonly first: number;
+  /** bytes stored: the head itself, or its encoded bytes */
+  readonly bytes: number;
   readonly meta: PageMeta;
 }
+
+/** An identity head, or an encoded one with what its tail needs (as in EncodedHead: CRC-32 and length of the decoded head). */
+export type CachedHead = (KeptHead & { readonly encoding: null }) | (KeptHead & { readonly encoding: Encoding; readonly crc: number; readonly length: number });
 
 export interface ResponseCacheStats {
   readonly hits: number;
@@ -68,7 +78,8 @@ export interface ResponseCacheStats {
  * endpoints; a hit skips resolve and writing, only the tail is written.
  */
 export class ResponseCache {
-  private readonly lru: LRUCache<string, Entry>;
+  private readonly lru: LRUCache<string, CachedHead>;
+  private readonly arena: HeadArena;
   private readonly doorkeeper: Doorkeeper;
   private hits = 0;
   private misses = 0;
@@ -76,11 +87,14 @@ export class ResponseCache {
   private evictions = 0;
   private tooLarge = 0;
 
-  constructor(maxBytes: number) {
-    this.lru = new LRUCache<string, Entry>({
+  constructor(private readonly maxBytes: number) {
+    this.arena = new HeadArena(maxBytes);
+    this.lru = new LRUCache<string, CachedHead>({
       maxSize: maxBytes,
-      sizeCalculation: (v, k) => (v.head instanceof Uint8Array ? v.head.byteLength : v.head.bytes.byteLength) + 2 * k.length + 256,
-      dispose: (_v, _k, reason) => {
+      sizeCalculation: (v, k) => v.bytes + 2 * k.length + 256,
+      // Every way out of the cache (evicted, replaced, deleted) gives its pages back.
+      dispose: (v, _k, reason) => {
+        this.arena.release(v.first);
         if (reason === 'evict') this.evictions++;
       },
     });
@@ -88,24 +102,41 @@ export class ResponseCache {
     this.doorkeeper = new Doorkeeper(Math.ceil(maxBytes / 8192));
   }
 
-  get(key: string): Entry | undefined {
+  get(key: string): CachedHead | undefined {
     const e = this.lru.get(key);
     if (e === undefined) this.misses++;
     else this.hits++;
     return e;
   }
 
-  /** Keeps the entry if its key was asked for before (a view of a reused buffer is copied). */
+  /** Keeps the entry if its key was asked for before (its bytes are copied: `head` may be a reused view). */
   admit(key: string, head: Uint8Array | EncodedHead, meta: PageMeta): void {
     if (!this.doorkeeper.admit(key)) return;
-    this.set(key, head instanceof Uint8Array ? Buffer.from(head) : head, meta);
+    this.set(key, head, meta);
   }
 
-  /** Keeps an owned entry unconditionally (an encoding computed off-thread is worth keeping). */
+  /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
   set(key: string, head: Uint8Array | EncodedHead, meta: PageMeta): void {
-    this.lru.set(key, { head, meta });
-    if (this.lru.has(key)) this.stores++;
-    else this.tooLarge++;
+    const src = head instanceof Uint8Array ? head : head.bytes;
+    if (src.byteLength + 2 * key.length + 256 > this.maxBytes) {
+      this.tooLarge++;
+      return;
+    }
+    // Whole pages may hold more than the bytes the bound counts: make room in least-recently-used order.
+    const need = HeadArena.pagesFor(src.byteLength);
+    while (this.arena.freePages < need && this.lru.size > 0) this.lru.pop();
+    const first = this.arena.store(src);
+    const entry: CachedHead =
+      head instanceof Uint8Array
+        ? { first, bytes: src.byteLength, meta, encoding: null }
+        : { first, bytes: src.byteLength, meta, encoding: head.encoding, crc: head.crc, length: head.length };
+    this.lru.set(key, entry);
+    this.stores++;
+  }
+
+  /** Copies a kept head's stored bytes into dst at 0 (dst has room for `entry.bytes`). */
+  copyHead(entry: CachedHead, dst: Uint8Array): void {
+    this.arena.copyOut(entry.first, entry.bytes, dst);
   }
 
   stats(): ResponseCacheStats {

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { encodeHead } from '../src/format/encoded-body.js';
+import type { PageMeta } from '../src/format/resolved-page.js';
+import { HEAD_PAGE_BYTES, HeadArena } from '../src/server/head-arena.js';
+import { ResponseCache } from '../src/server/response-cache.js';
+import { rng } from './support/rng.js';
+
+function bytesOf(n: number, seed: number): Uint8Array {
+  const b = new Uint8Array(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed * 7 + (i >>> 8)) & 0xff;
+  return b;
+}
+
+/** Byte equality without vitest's per-element diffing (heads are tens of KB). */
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+function readBack(arena: HeadArena, first: number, n: number): Uint8Array {
+  const out = new Uint8Array(n + 16).fill(0xee);
+  arena.copyOut(first, n, out);
+  // Nothing past the head is written.
+  expect(out.subarray(n).every((b) => b === 0xee)).toBe(true);
+  return out.subarray(0, n);
+}
+
+const META: PageMeta = {
+  productId: 'gbsi_eu',
+  count: 1,
+  totalCount: 1,
+  nextCursor: null,
+  generation: 1,
+  dataLatestDate: null,
+  maxObservedUs: null,
+  asOfUs: null,
+  extensions: [],
+};
+
+describe('HeadArena (the response cache bytes: fixed pages, allocated once)', () => {
+  it('gives back exactly the bytes stored, for sizes around page boundaries', () => {
+    const arena = new HeadArena(64 * HEAD_PAGE_BYTES);
+    for (const n of [0, 1, 63, 64, 65, HEAD_PAGE_BYTES - 1, HEAD_PAGE_BYTES, HEAD_PAGE_BYTES + 1, 3 * HEAD_PAGE_BYTES + 17]) {
+      const src = bytesOf(n, n);
+      const first = arena.store(src);
+      expect(arena.freePages).toBe(64 - HeadArena.pagesFor(n));
+      expect(readBack(arena, first, n)).toEqual(src);
+      arena.release(first);
+      expect(arena.freePages).toBe(64);
+    }
+  });
+
+  it('keeps every live head intact while others are stored and released in any order', () => {
+    const arena = new HeadArena(40 * HEAD_PAGE_BYTES);
+    const random = rng(11);
+    const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
+    const live: { first: number; src: Uint8Array }[] = [];
+    for (let step = 0; step < 600; step++) {
+      const n = int(0, 5 * HEAD_PAGE_BYTES);
+      while (arena.freePages < HeadArena.pagesFor(n)) {
+        const [gone] = live.splice(int(0, live.length - 1), 1);
+        arena.release(gone!.first);
+      }
+      live.push({ first: arena.store(bytesOf(n, step)), src: bytesOf(n, step) });
+      const used = live.reduce((s, h) => s + HeadArena.pagesFor(h.src.byteLength), 0);
+      expect(arena.freePages).toBe(40 - used);
+      if (step % 50 === 0) for (const h of live) expect(same(readBack(arena, h.first, h.src.byteLength), h.src), `step ${step}`).toBe(true);
+    }
+    for (const h of live) expect(same(readBack(arena, h.first, h.src.byteLength), h.src)).toBe(true);
+  });
+
+  it('refuses a head larger than its free pages', () => {
+    const arena = new HeadArena(2 * HEAD_PAGE_BYTES);
+    expect(() => arena.store(new Uint8Array(2 * HEAD_PAGE_BYTES + 1))).toThrow(RangeError);
+    expect(arena.freePages).toBe(2);
+  });
+});
+
+describe('ResponseCache over its HeadArena', () => {
+  it('evicts least recently used heads when whole pages run out before the byte bound', () => {
+    // 4 pages; heads of 1,000 bytes count about 1,300 bytes against the bound (room for 12), but take a page each.
+    const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
+    const heads = Array.from({ length: 6 }, (_, i) => bytesOf(1000, i));
+    for (let i = 0; i < 6; i++) {
+      cache.set(`k${i}`, heads[i]!, META);
+      if (i === 3) expect(cache.get('k0')).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
+    }
+    const s = cache.stats();
+    expect(s).toMatchObject({ stores: 6, evictions: 2, entries: 4 });
+    expect(cache.get('k1')).toBeUndefined();
+    expect(cache.get('k2')).toBeUndefined();
+    for (const k of [0, 3, 4, 5]) {
+      const hit = cache.get(`k${k}`)!;
+      const out = new Uint8Array(hit.bytes);
+      cache.copyHead(hit, out);
+      expect(out).toEqual(heads[k]);
+    }
+  });
+
+  it('gives its pages back when an entry is replaced, and keeps an encoded head with its CRC and length', () => {
+    const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
+    const plain = bytesOf(3000, 1);
+    const encoded = encodeHead(plain, 'gzip');
+    for (let round = 0; round < 10; round++) cache.set('same', round % 2 === 0 ? plain : encoded, META);
+    expect(cache.stats()).toMatchObject({ stores: 10, evictions: 0, entries: 1 });
+    const hit = cache.get('same')!;
+    expect(hit.encoding).toBe('gzip');
+    if (hit.encoding !== 'gzip') return;
+    expect({ crc: hit.crc, length: hit.length, bytes: hit.bytes }).toEqual({ crc: encoded.crc, length: 3000, bytes: encoded.bytes.byteLength });
+    const out = new Uint8Array(hit.bytes);
+    cache.copyHead(hit, out);
+    expect(out).toEqual(new Uint8Array(encoded.bytes));
+    // Three more 3,000-byte heads fit in the 3 pages the replaced entries gave back.
+    for (let i = 0; i < 3; i++) cache.set(`other${i}`, plain, META);
+    expect(cache.stats()).toMatchObject({ evictions: 0, entries: 4 });
+  });
+});
