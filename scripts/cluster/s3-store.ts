@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../bench/lib/proc.js';
 import type { Children } from './children.js';
 import { tail } from './children.js';
@@ -65,13 +65,15 @@ export class S3Store {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body }));
   }
 
-  /** The object's text, or null when there is none. */
-  async getText(key: string): Promise<string | null> {
+  /**
+   * The object's ETag, or null when there is none. A HEAD, not a GET: s3rver rewrites an
+   * object's file in place, and a body read racing a PUT can come back cut short.
+   */
+  async etag(key: string): Promise<string | null> {
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return (await r.Body?.transformToString('utf8')) ?? null;
+      return (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))).ETag ?? null;
     } catch (e) {
-      if ((e as { name?: string }).name === 'NoSuchKey') return null;
+      if ((e as { name?: string }).name === 'NotFound') return null;
       throw e;
     }
   }

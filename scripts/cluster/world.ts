@@ -55,27 +55,25 @@ export class World {
   /**
    * Publishes generation g of every dataset given, side by side; the expectations know g
    * before any replica can serve it. Resolves with when each dataset's manifest.json first
-   * read as generation g at the source (watched while the publish ran), by dataset id:
-   * the instant a replica's next check could see it.
+   * changed at the source (watched while the publish ran, by its ETag), by dataset id: the
+   * instant a replica's next check could see the new generation.
    */
   async publish(datasets: readonly ClusterDataset[], g: number): Promise<Map<string, number>> {
     for (const d of datasets) this.expect.add(d, g);
     const seen = await Promise.all(
       datasets.map(async (d) => {
-        const done = this.publisher.publish(d, g);
-        let finished = false;
-        void done.then(
-          () => (finished = true),
-          () => (finished = true),
-        );
         const key = `${PREFIX}/${idOf(d)}/manifest.json`;
+        const before = await this.s3.etag(key);
+        let finished = false;
+        const done = this.publisher.publish(d, g).finally(() => (finished = true));
+        // Awaited below; handled now so a failure meanwhile is not an unhandled rejection.
+        done.catch(() => undefined);
         let at: number | null = null;
-        while (at === null) {
-          // s3rver may drop a read racing the write: that read saw nothing yet.
-          const text = await this.s3.getText(key).catch(() => null);
-          if (text !== null && (JSON.parse(text) as { generation?: number }).generation === g) at = Date.now();
-          else if (finished) break;
-          else await new Promise((r) => setTimeout(r, 20));
+        while (at === null && !finished) {
+          // A HEAD that fails while the object is being replaced saw no change yet.
+          const now = await this.s3.etag(key).catch(() => before);
+          if (now !== before) at = Date.now();
+          else await new Promise((r) => setTimeout(r, 50));
         }
         await done;
         return [idOf(d), at ?? Date.now()] as const;
