@@ -8,7 +8,8 @@ import {
   PreconditionFailedError,
   type ConditionalRead,
   type DatasetRef,
-  type SnapshotSource,
+  type ListedObject,
+  type PrunableSource,
   type WriteCondition,
   type WriteResult,
 } from './snapshot-source.js';
@@ -17,7 +18,7 @@ const READ_CHUNK = 64 * 1024 * 1024;
 const MAX_LENGTH = constants.MAX_LENGTH;
 
 /** A snapshot source in a local folder (`file:///abs/dir` or a path). */
-export class LocalSource implements SnapshotSource {
+export class LocalSource implements PrunableSource {
   readonly description: string;
   private readonly root: string;
 
@@ -106,6 +107,31 @@ export class LocalSource implements SnapshotSource {
       await handle.close();
       await rm(lock, { force: true });
     }
+  }
+
+  async listObjects(prefix: string): Promise<ListedObject[]> {
+    const out: ListedObject[] = [];
+    const walk = async (rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(this.resolvePath(rel), { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw e;
+      }
+      for (const e of entries) {
+        const path = `${rel}/${e.name}`;
+        if (e.isDirectory()) await walk(path);
+        // Temp and lock files of a write under way are not objects yet.
+        else if (e.isFile() && !/\.(tmp-[^/]*|lock)$/.test(e.name)) out.push({ path, bytes: (await stat(this.resolvePath(path))).size });
+      }
+    };
+    await walk(prefix.replace(/\/+$/, ''));
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async deleteObject(path: string): Promise<void> {
+    await rm(this.resolvePath(path), { force: true });
   }
 
   /** Write then rename: a reader never sees half an object or half a manifest. */

@@ -2,7 +2,7 @@ import { parseStoreLocation } from '../src/config/location.js';
 import { LocalSource } from './local-source.js';
 import { S3Source } from './s3-source.js';
 import type { ConditionalWrites } from './s3-source.js';
-import type { SnapshotSource } from './snapshot-source.js';
+import type { PrunableSource, SnapshotSource } from './snapshot-source.js';
 
 /** How to reach an S3-compatible store; ignored for a local source. */
 export interface S3Access {
@@ -12,7 +12,7 @@ export interface S3Access {
 }
 
 /** The source behind `s3://bucket/prefix`, `file:///abs/dir` or a path (contract 6). */
-export function openSource(location: string, s3: S3Access = {}): SnapshotSource {
+export function openSource(location: string, s3: S3Access = {}): PrunableSource {
   const parsed = parseStoreLocation(location);
   if (typeof parsed === 'string') throw new Error(`source ${JSON.stringify(location)}: ${parsed}`);
   if (parsed.kind === 'local') return new LocalSource(location);

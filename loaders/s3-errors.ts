@@ -14,7 +14,7 @@ interface SdkErrorLike {
   readonly $metadata?: { readonly httpStatusCode?: unknown };
 }
 
-export type S3Operation = 'GetObject' | 'HeadObject' | 'PutObject' | 'ListObjectsV2';
+export type S3Operation = 'GetObject' | 'HeadObject' | 'PutObject' | 'ListObjectsV2' | 'DeleteObject';
 
 export class S3SourceError extends Error {
   /** The HTTP status the store answered, if it answered. */

@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { parseStoreLocation } from '../src/config/location.js';
 import { systemClock, type Clock } from '../src/time/clock.js';
@@ -19,7 +19,7 @@ import type { S3Operation } from './s3-errors.js';
 import { StallWatchdog } from './s3-watchdog.js';
 import { PreconditionFailedError } from './snapshot-source.js';
 import { ObjectMissingError } from './snapshot-source.js';
-import type { ConditionalRead, DatasetRef, SnapshotSource, WriteCondition, WriteResult } from './snapshot-source.js';
+import type { ConditionalRead, DatasetRef, ListedObject, PrunableSource, WriteCondition, WriteResult } from './snapshot-source.js';
 
 /**
  * `enforced`: the store applies If-Match / If-None-Match on PUT atomically (AWS S3 does).
@@ -70,7 +70,7 @@ interface Attempt {
 }
 
 /** Snapshots in an S3 bucket (or an S3-compatible store) under `s3://bucket/prefix`. */
-export class S3Source implements SnapshotSource {
+export class S3Source implements PrunableSource {
   readonly description: string;
   readonly bucket: string;
   /** No leading or trailing `/`; may be empty. */
@@ -133,6 +133,29 @@ export class S3Source implements SnapshotSource {
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     return found.sort((a, b) => compare(`${a.productId}/${a.dataset}`, `${b.productId}/${b.dataset}`));
+  }
+
+  async listObjects(prefix: string): Promise<ListedObject[]> {
+    const root = this.prefix === '' ? '' : this.prefix + '/';
+    const found: ListedObject[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.run('ListObjectsV2', `s3://${this.bucket}/${root}${prefix}`, ({ signal }) =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: root + prefix, ContinuationToken: token, MaxKeys: this.listPageSize }), {
+          abortSignal: signal,
+        }),
+      );
+      for (const object of page.Contents ?? []) found.push({ path: (object.Key ?? '').slice(root.length), bytes: object.Size ?? 0 });
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return found.sort((a, b) => compare(a.path, b.path));
+  }
+
+  async deleteObject(path: string): Promise<void> {
+    const key = this.key(path);
+    await this.run('DeleteObject', this.address(key), ({ signal }) =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal }),
+    );
   }
 
   async readIfChanged(path: string, etag: string | null): Promise<ConditionalRead> {

@@ -46,6 +46,23 @@ export interface SnapshotSource {
   writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
 }
 
+/** An object found by listing: its path (relative to the source root) and size in bytes. */
+export interface ListedObject {
+  readonly path: string;
+  readonly bytes: number;
+}
+
+/**
+ * A source that ops may also clean up (`pitcache prune`): list what is under a folder and
+ * delete objects. Kept apart from SnapshotSource: a server never lists or deletes.
+ */
+export interface PrunableSource extends SnapshotSource {
+  /** Every object whose path starts with `prefix` (a folder path ending in `/`), sorted by path. */
+  listObjects(prefix: string): Promise<ListedObject[]>;
+  /** Deletes one object; deleting an absent one is not an error. */
+  deleteObject(path: string): Promise<void>;
+}
+
 export type WriteCondition = { readonly ifMatch: string } | { readonly ifNoneMatch: '*' };
 
 export interface WriteResult {

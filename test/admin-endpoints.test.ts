@@ -8,7 +8,7 @@ import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';
 import { expectError, pitSnapshot, rowsOf } from './support/fixtures.js';
-import { ADMIN_KEY, TEST_KEY } from './support/harness.js';
+import { ADMIN_KEY, TEST_KEY, request } from './support/harness.js';
 import { ALL_ROWS, GRID_ID, T0, expectedValues, publish, serve, startS3World, type S3World, type Served } from './support/s3-harness.js';
 
 const EU = { productId: 'gbsi_eu', dataset: 'system_stress' };
@@ -28,7 +28,8 @@ beforeAll(async () => {
   world = await startS3World('admin');
   await publish(world.publisher, 1);
   await writeGeneration(world.publisher, EU, buildArrowSnapshot(pitSnapshot(['country'], EU_ROWS)), 1, '2026-11-01T00:00:00Z');
-  s = await serve(world.openSource(), { clock });
+  // Room for every superseded generation of these small datasets.
+  s = await serve(world.openSource(), { clock, retainMemory: { kind: 'bytes', bytes: 2 ** 30 } });
 });
 afterAll(async () => {
   await s?.close();
@@ -147,8 +148,14 @@ describe('GET /admin/status', () => {
     }
     await publish(world.publisher, 4);
     expect(entry((await s.refresh()).body, GRID_ID)).toMatchObject({ outcome: 'loaded', generation_after: 4 });
-    // One dataset served: the default budget (25% of the live bytes, never less than the
-    // largest live generation) holds the latest superseded generation, not all three.
-    expect(await s.status()).toMatchObject({ generation: 4, last_error: null, consecutive_failures: 0, retained_generations: [3] });
+    expect(await s.status()).toMatchObject({ generation: 4, last_error: null, consecutive_failures: 0, retained_generations: [1, 2, 3] });
+    const body = (await request(s.url, '/admin/status', ADMIN_KEY)).body;
+    expect(body.retention).toMatchObject({ budget_bytes: 2 ** 30, cursor_idle_ms: 600_000 });
+    expect(body.retention.generations.map((e: { dataset: string; generation: number }) => `${e.dataset}#${e.generation}`)).toEqual([
+      `${GRID_ID}#1`,
+      `${GRID_ID}#2`,
+      `${GRID_ID}#3`,
+    ]);
+    expect(body.retention.held_bytes).toBe(body.retention.generations.reduce((n: number, e: { bytes: number }) => n + e.bytes, 0));
   });
 });

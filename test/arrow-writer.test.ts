@@ -241,11 +241,13 @@ describe('writeGeneration', () => {
   });
 
   for (const format of FORMATS) {
-    it(`writes the padded object first and a valid manifest of it last (${format})`, async () => {
+    it(`writes the padded object first, its history manifest next and a valid manifest of it last (${format})`, async () => {
       const bytes = buildArrowSnapshot({ ...everyTypeSpec(), batchRows: 2 }, format);
       const source = new RecordingSource(new LocalSource(dir));
       const m = await writeGeneration(source, { productId: 'pemi', dataset: 'grid_stress' }, bytes, 7, '2026-11-20T23:30:00Z');
-      expect(source.writes).toEqual(['pemi/grid_stress/snapshots/00000007.arrow', 'pemi/grid_stress/manifest.json']);
+      expect(source.writes).toEqual(['pemi/grid_stress/snapshots/00000007.arrow', 'pemi/grid_stress/history/00000007.json', 'pemi/grid_stress/manifest.json']);
+      // contract 12: the history manifest is the manifest, byte for byte.
+      expect(await readFile(join(dir, 'pemi/grid_stress/history/00000007.json'))).toEqual(await readFile(join(dir, 'pemi/grid_stress/manifest.json')));
       const onDisk = parseManifest(await readFile(join(dir, 'pemi/grid_stress/manifest.json')));
       expect(onDisk).toEqual(m);
       expect(onDisk).toEqual({

@@ -19,7 +19,7 @@ const SOURCE_DEFAULTS = {
   datasets: DatasetSelection.all(),
   metricsPort: null,
   drainMs: 10_000,
-  retainMemory: { kind: 'percent', percent: 25, atLeastLargest: true },
+  retainMemory: { kind: 'percent', percent: 25 },
   cursorIdleMs: 600_000,
   authFailLimit: { count: 30, windowMs: 60_000 },
   trustedProxies: TrustedProxies.none,
@@ -81,7 +81,7 @@ describe('parseServeConfig', () => {
       '--drain-seconds',
       '0',
       '--retain-memory',
-      '1.5GiB',
+      '512MiB',
       '--cursor-idle',
       '90s',
       '--auth-fail-limit',
@@ -105,7 +105,7 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('gbsi_us/*,pemi/grid_stress'),
       metricsPort: 9090,
       drainMs: 0,
-      retainMemory: { kind: 'bytes', bytes: 1.5 * 2 ** 30 },
+      retainMemory: { kind: 'bytes', bytes: 512 * 2 ** 20 },
       cursorIdleMs: 90_000,
       authFailLimit: { count: 10, windowMs: 300_000 },
       trustedProxies: TrustedProxies.parse('10.0.0.0/8,fd00::/8'),
@@ -138,8 +138,8 @@ describe('parseServeConfig', () => {
       PITCACHE_DATASETS: '*/system_stress',
       PITCACHE_METRICS_PORT: '0',
       PITCACHE_DRAIN_SECONDS: '3600',
-      PITCACHE_RETAIN_MEMORY: '40%',
-      PITCACHE_CURSOR_IDLE: '1h',
+      PITCACHE_RETAIN_MEMORY: '2GiB',
+      PITCACHE_CURSOR_IDLE: '2d',
       PITCACHE_AUTH_FAIL_LIMIT: '0',
       PITCACHE_TRUSTED_PROXIES: '127.0.0.1',
     };
@@ -159,8 +159,8 @@ describe('parseServeConfig', () => {
       datasets: DatasetSelection.parse('*/system_stress'),
       metricsPort: 0,
       drainMs: 3_600_000,
-      retainMemory: { kind: 'percent', percent: 40 },
-      cursorIdleMs: 3_600_000,
+      retainMemory: { kind: 'bytes', bytes: 2 * 2 ** 30 },
+      cursorIdleMs: 2 * 86_400_000,
       authFailLimit: { count: 0, windowMs: 60_000 },
       trustedProxies: TrustedProxies.parse('127.0.0.1'),
     });
@@ -259,6 +259,12 @@ describe('parseServeConfig', () => {
       { argv: DATA, env: { PITCACHE_DATASETS: 'nope/*' }, names: ['PITCACHE_DATASETS', '--datasets'] },
       { argv: [...DATA, '--metrics-port', '65536'], names: ['--metrics-port'] },
       { argv: [...DATA, '--drain-seconds', '3601'], names: ['--drain-seconds'] },
+      { argv: [...DATA, '--retain-memory', 'lots'], names: ['--retain-memory'] },
+      { argv: [...DATA, '--retain-memory', '2000%'], names: ['--retain-memory'] },
+      { argv: DATA, env: { PITCACHE_RETAIN_MEMORY: '-1GiB' }, names: ['PITCACHE_RETAIN_MEMORY', '--retain-memory'] },
+      { argv: [...DATA, '--cursor-idle', 'forever'], names: ['--cursor-idle'] },
+      { argv: [...DATA, '--cursor-idle', '0'], names: ['--cursor-idle'] },
+      { argv: DATA, env: { PITCACHE_CURSOR_IDLE: '10 minutes' }, names: ['PITCACHE_CURSOR_IDLE', '--cursor-idle'] },
     ];
     for (const { argv, env, names } of cases) {
       const message = fail(argv, env);
@@ -280,6 +286,16 @@ describe('parseServeConfig', () => {
       /^--datasets: "pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*\), got "pemi\/grid"$/,
     );
     expect(fail([...DATA, '--datasets', 'pemi/*,glmi'])).toMatch(/^--datasets: "glmi" is not product\/dataset/);
+  });
+
+  it('reads --retain-memory and --cursor-idle from flags and PITCACHE_ variables, and says what a bad one should be', () => {
+    expect(ok(DATA, { PITCACHE_RETAIN_MEMORY: '40%', PITCACHE_CURSOR_IDLE: '1h' })).toMatchObject({
+      retainMemory: { kind: 'percent', percent: 40 },
+      cursorIdleMs: 3_600_000,
+    });
+    expect(ok([...DATA, '--retain-memory', '1500000000'])).toMatchObject({ retainMemory: { kind: 'bytes', bytes: 1_500_000_000 } });
+    expect(fail([...DATA, '--retain-memory', 'lots'])).toMatch(/^--retain-memory: "lots" is not a size \(e\.g\. 2GiB, 512MiB, 1000000\) or a percentage/);
+    expect(fail([...DATA, '--cursor-idle', '0'])).toMatch(/^--cursor-idle: must be a positive duration/);
   });
 
   it('keeps a bad value with a newline on one line', () => {

@@ -24,9 +24,9 @@ const SERVE_FLAGS = [
   '--row-cache-mb',
   '--datasets',
   '--metrics-port',
-  '--drain-seconds',
   '--retain-memory',
   '--cursor-idle',
+  '--drain-seconds',
   '--auth-fail-limit',
   '--trusted-proxies',
 ];
@@ -61,9 +61,11 @@ describe('option table', () => {
     expect(rows.find((r) => r.flag === '--host')?.default).toBe('127.0.0.1');
     expect(rows.find((r) => r.flag === '--source')?.default).toBeUndefined();
     expect(rows.find((r) => r.flag === '--drain-seconds')?.default).toBe('10');
-    expect(rows.find((r) => r.flag === '--metrics-port')?.default).toBeUndefined();
+    expect(rows.find((r) => r.flag === '--retain-memory')?.default).toBe('25%');
     expect(rows.find((r) => r.flag === '--cursor-idle')?.default).toBe('10m');
-    expect(rows.find((r) => r.flag === '--retain-memory')?.default).toBeUndefined();
+    expect(rows.find((r) => r.flag === '--metrics-port')?.default).toBeUndefined();
+    expect(rows.find((r) => r.flag === '--auth-fail-limit')?.default).toBe('30/60s');
+    expect(rows.find((r) => r.flag === '--trusted-proxies')?.default).toBe('');
     for (const r of rows) expect(r.description.length).toBeGreaterThan(10);
   });
 

@@ -3,6 +3,8 @@
  * new snapshot never replaces the one being served). New generations are published into the
  * harness's source folder and picked up with the loader's refresh.
  */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
@@ -81,20 +83,29 @@ describe('contract 2/6: refresh while serving', () => {
   });
 });
 
-describe('contract 2: cursor_expired', () => {
+describe('contract 2/12: cursor_expired', () => {
   let h: Harness;
 
   beforeAll(async () => {
     // No room to keep a superseded generation: a refresh drops the old one at once.
-    h = await startInProcessHarness({ datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }], server: { retainMemory: { kind: 'bytes', bytes: 1 } } });
+    h = await startInProcessHarness({
+      datasets: [{ ...REF, spec: pitSnapshot(['bidding_zone'], generation(1)) }],
+      server: { retainMemory: { kind: 'bytes', bytes: 0 } },
+    });
   });
   afterAll(() => h.close());
 
-  it('a cursor whose generation can no longer be served is a 400 cursor_expired', async () => {
+  it('a released generation is loaded again from history/ for its cursor; once its history is gone, 400 cursor_expired', async () => {
     const first = await h.get(`${PATH}?latest=false&limit=3`);
     const cursor = encodeURIComponent(first.body.next_cursor as string);
     await publish(h, 2);
     await refresh(h);
+    const again = await h.get(`${PATH}?latest=false&limit=3&cursor=${cursor}`);
+    expect(again.status).toBe(200);
+    expect(again.body.metadata.generation).toBe(1);
+    expect(tagsOf(again)).toEqual(all(1).slice(3, 6));
+    // Released again at once (the budget is 0): without its history manifest it cannot come back.
+    await rm(join(h.dir, 'pemi/grid_stress/history/00000001.json'));
     expectError(await h.get(`${PATH}?latest=false&limit=3&cursor=${cursor}`), 400, 'cursor_expired', 'cursor');
   });
 });

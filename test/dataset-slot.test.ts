@@ -50,6 +50,37 @@ describe('DatasetSlot transitions', () => {
   });
 });
 
+describe('DatasetSlot: adopted and released generations (contract 12)', () => {
+  it('adopt keeps a generation loaded from history beside the current one, release drops it, the current one is never dropped', () => {
+    const s = slot();
+    s.swap(gen(5));
+    s.adopt(gen(2));
+    expect(s.find(2)?.number).toBe(2);
+    expect(s.retainedNumbers()).toEqual([2]);
+    // Adopting one already held keeps the object held (caches are keyed by it).
+    const held = s.find(2);
+    s.adopt(gen(2));
+    expect(s.find(2)).toBe(held);
+    // The current one is not adopted as retained, and release never touches it.
+    s.adopt(gen(5));
+    expect(s.retainedNumbers()).toEqual([2]);
+    s.release(5);
+    expect(s.current?.number).toBe(5);
+    s.release(2);
+    expect(s.find(2)).toBeNull();
+    expect(s.retainedNumbers()).toEqual([]);
+  });
+
+  it('a swap to a generation held as retained makes it current and no longer retained', () => {
+    const s = slot();
+    s.swap(gen(1));
+    s.adopt(gen(3));
+    s.swap(gen(3));
+    expect(s.current?.number).toBe(3);
+    expect(s.retainedNumbers()).toEqual([1]);
+  });
+});
+
 describe('DatasetRegistry', () => {
   it('is not ready until start-up marks it; finds slots by name', () => {
     const r = new DatasetRegistry();

@@ -7,8 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { CsvLayout } from '../src/format/csv/csv-layout.js';
 import type { OutputColumn } from '../src/format/page-view.js';
+import { JsonFormatWriter } from '../src/format/json/json-writer.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
+import { ROW_SLOT_BYTES } from '../src/render/row-arena.js';
+import { RowCache } from '../src/render/row-cache.js';
 import type { Column, Date32Column, StringDictionary, TimestampColumn } from '../src/store/column.js';
+import { rowRequests, rowTable } from './support/row-tables.js';
 
 function dict(values: string[]): StringDictionary {
   const parts = values.map((v) => Buffer.from(v, 'utf8'));
@@ -32,7 +36,7 @@ const visibleTo: TimestampColumn = {
   values: Float64Array.of(0, 1_775_001_600_000_001),
 };
 
-function write(layout: CsvLayout, columns: readonly OutputColumn[], rows: number[]): string {
+function write(layout: CsvLayout, columns: readonly OutputColumn[], rows: ArrayLike<number>): string {
   const out = new ByteWriter(16);
   layout.write(out, { columns, rows: Int32Array.from(rows), count: rows.length, seriesKey: [] });
   return Buffer.from(out.view()).toString('utf8');
@@ -81,5 +85,73 @@ describe('CsvLayout', () => {
       { column: visibleTo, at: 'position' },
     ];
     expect(write(new CsvLayout(columns), columns, [1, 1])).toBe('note,visible_to\n"",\n"",2026-04-01T00:00:00.000001Z\n');
+  });
+});
+
+describe('CsvLayout with the row cache (stored cells copied, computed cells written)', () => {
+  const cols = rowTable(21);
+  const atRow = (c: readonly Column[]): OutputColumn[] => c.map((column) => ({ column, at: 'row' }));
+  const prefix = decision(Array.from({ length: 64 }, (_, i) => 20_100 + i));
+  const suffix: TimestampColumn = {
+    kind: 'timestamp',
+    name: 'visible_to',
+    unit: 'us',
+    validity: Uint8Array.from({ length: 64 }, (_, i) => i % 2),
+    values: Float64Array.from({ length: 64 }, (_, i) => 1.7e15 + i * 1_000_001),
+  };
+  const layouts: OutputColumn[][] = [
+    atRow(cols),
+    [{ column: prefix, at: 'position' }, ...atRow(cols)],
+    [...atRow([cols[0]!, cols[3]!]), { column: suffix, at: 'position' }],
+    [{ column: prefix, at: 'position' }, ...atRow([cols[1]!]), { column: suffix, at: 'position' }],
+  ];
+
+  it('writes exactly the bytes of an uncached layout at every cache size, next to JSON rows of the same generation', () => {
+    for (const bytes of [0, 16 * ROW_SLOT_BYTES, 1 << 20]) {
+      const cache = RowCache.allocate(bytes);
+      cache.register(1, cols);
+      const json = new JsonFormatWriter(cache);
+      const cached = layouts.map((l) => new CsvLayout(l, cache));
+      const plain = layouts.map((l) => new CsvLayout(l));
+      for (const rows of rowRequests(bytes)) {
+        for (let l = 0; l < layouts.length; l++) expect(write(cached[l]!, layouts[l]!, rows)).toBe(write(plain[l]!, layouts[l]!, rows));
+        // JSON text of the same rows in the same arena never comes back as CSV, nor CSV as JSON.
+        const view = { columns: atRow(cols), rows, count: rows.length, seriesKey: [] };
+        const [a, b] = [new ByteWriter(16), new ByteWriter(16)];
+        json.writeRows(a, view);
+        new JsonFormatWriter().writeRows(b, view);
+        expect(Buffer.from(a.view()).toString()).toBe(Buffer.from(b.view()).toString());
+      }
+      // One row in turn as CSV and JSON, same generation and columns: only the format tells the two texts apart.
+      for (let k = 0; k < 3; k++) {
+        const rows = Int32Array.of(7);
+        expect(write(cached[0]!, layouts[0]!, rows)).toBe(write(plain[0]!, layouts[0]!, rows));
+        const [a, b] = [new ByteWriter(16), new ByteWriter(16)];
+        json.writeRows(a, { columns: atRow(cols), rows, count: 1, seriesKey: [] });
+        new JsonFormatWriter().writeRows(b, { columns: atRow(cols), rows, count: 1, seriesKey: [] });
+        expect(Buffer.from(a.view()).toString()).toBe(Buffer.from(b.view()).toString());
+      }
+      if (bytes > 0) expect(cache.stats().hits).toBeGreaterThan(0);
+    }
+  });
+
+  it('copies the stored cells of rows written before, whatever the computed columns around them', () => {
+    const cache = RowCache.allocate(1 << 20);
+    cache.register(1, cols);
+    const rows = Int32Array.from({ length: 30 }, (_, i) => 200 + i);
+    const [plain, walk] = [new CsvLayout(layouts[0]!, cache), new CsvLayout(layouts[1]!, cache)];
+    const first = write(plain, layouts[0]!, rows);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 30 });
+    expect(write(walk, layouts[1]!, rows)).toBe(write(new CsvLayout(layouts[1]!), layouts[1]!, rows));
+    expect(cache.stats()).toMatchObject({ hits: 30, misses: 30 });
+    expect(write(plain, layouts[0]!, rows)).toBe(first);
+    expect(cache.stats().hits).toBe(60);
+  });
+
+  it('does not cache a layout it cannot tag (columns of no registered generation)', () => {
+    const cache = RowCache.allocate(1 << 20);
+    const layout = new CsvLayout(atRow(rowTable(22)), cache);
+    write(layout, atRow(rowTable(22)), [1, 2, 3]);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
   });
 });

@@ -40,6 +40,13 @@ function columns(seed: number): Column[] {
   ];
 }
 
+/** A row cache of its own that knows `cols` as the columns of one generation. */
+function cacheFor(cols: readonly Column[], bytes: number): RowCache {
+  const cache = RowCache.allocate(bytes);
+  cache.register(1, cols);
+  return cache;
+}
+
 const stored = (cols: readonly Column[]): OutputColumn[] => cols.map((column) => ({ column, at: 'row' }));
 const view = (cols: readonly OutputColumn[], rows: readonly number[]): PageView => ({
   columns: cols,
@@ -86,7 +93,7 @@ describe('JsonFormatWriter: any output layout', () => {
   it('writes the stored columns as the RowRenderer does (the default layout)', () => {
     const out = new ByteWriter(16);
     new RowRenderer({ columns: cols }).writeRows(out, Int32Array.from(rows), rows.length);
-    for (const cache of [null, new RowCache(1 << 20)]) expect(write(new JsonFormatWriter(cache), view(stored(cols), rows))).toBe(text(out));
+    for (const cache of [null, cacheFor(cols, 1 << 20)]) expect(write(new JsonFormatWriter(cache), view(stored(cols), rows))).toBe(text(out));
   });
 
   it('writes a projection of stored columns: those fields only, in the layout order, with the same values', () => {
@@ -99,7 +106,7 @@ describe('JsonFormatWriter: any output layout', () => {
 
   it('puts a computed prefix column first, read at output position: `{"decision_date":"...",` + the stored row', () => {
     const dd = decisionDates(rows.length);
-    for (const cache of [null, new RowCache(1 << 20), new RowCache(1)]) {
+    for (const cache of [null, cacheFor(cols, 1 << 20), cacheFor(cols, 1)]) {
       const got = write(new JsonFormatWriter(cache), view([{ column: dd, at: 'position' }, ...stored(cols)], rows));
       const want = storedRows(cols, rows).map((r, i) => `{"decision_date":"${iso(20100 + i)}",${r.slice(1)}`);
       expect(got).toBe(`[${want.join(',')}]`);
@@ -110,7 +117,7 @@ describe('JsonFormatWriter: any output layout', () => {
     const from = visible('visible_from', rows.length, 0);
     const to = visible('visible_to', rows.length, 2);
     const layout: OutputColumn[] = [...stored(cols), { column: from, at: 'position' }, { column: to, at: 'position' }];
-    for (const cache of [null, new RowCache(1 << 20)]) {
+    for (const cache of [null, cacheFor(cols, 1 << 20)]) {
       const got = write(new JsonFormatWriter(cache), view(layout, rows));
       const want = storedRows(cols, rows).map((r, i) => {
         const vt = i % 2 === 0 ? 'null' : `"${isoUs(to.values[i]!)}"`;
@@ -134,7 +141,7 @@ describe('JsonFormatWriter: any output layout', () => {
   });
 
   it('rebinds computed columns per answer: a second answer with other values writes its own', () => {
-    const writer = new JsonFormatWriter(new RowCache(1 << 20));
+    const writer = new JsonFormatWriter(cacheFor(cols, 1 << 20));
     const layout = (c: Date32Column): OutputColumn[] => [{ column: c, at: 'position' }, ...stored(cols)];
     const a = decisionDates(rows.length);
     const b: Date32Column = { ...a, values: a.values.map((d) => d + 1000) };
@@ -153,7 +160,7 @@ describe('JsonFormatWriter: any output layout', () => {
 describe('JsonFormatWriter and the row cache', () => {
   it('serves the stored part of walk-forward rows from the cache: hits counted, bytes unchanged', () => {
     const cols = columns(2);
-    const cache = new RowCache(1 << 20);
+    const cache = cacheFor(cols, 1 << 20);
     const writer = new JsonFormatWriter(cache);
     const rows = Array.from({ length: 30 }, (_, i) => i);
     const layout: OutputColumn[] = [{ column: decisionDates(30), at: 'position' }, ...stored(cols)];
@@ -168,7 +175,7 @@ describe('JsonFormatWriter and the row cache', () => {
 
   it('keeps projections apart: a projected row is never served for the full row', () => {
     const cols = columns(3);
-    const cache = new RowCache(1 << 20);
+    const cache = cacheFor(cols, 1 << 20);
     const writer = new JsonFormatWriter(cache);
     const rows = [1, 2, 3];
     const projected = write(writer, view(stored([cols[0]!, cols[2]!]), rows));

@@ -1,36 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../src/store/column.js';
-import { buildStringDictionary } from '../src/store/string-dictionary.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { ROW_SLOT_BYTES, RowCache } from '../src/render/row-cache.js';
+import { allocateRowArena, ROW_SLOT_BYTES, TAG_LEN, TAG_ROW, TAG_SEQ, TAG_WORDS } from '../src/render/row-arena.js';
+import { RowCache } from '../src/render/row-cache.js';
+import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
+import { RowOwners } from '../src/render/row-owners.js';
 import { RowRenderer } from '../src/render/row-renderer.js';
-import { rng } from './support/rng.js';
+import type { Column } from '../src/store/column.js';
+import { rowRequests as requests, rowTable as table } from './support/row-tables.js';
 
-const ROWS = 500;
-
-function table(seed: number, longEvery = 0): { columns: Column[] } {
-  const r = rng(seed);
-  const words = ['a', 'bb', 'ü"x', 'x'.repeat(ROW_SLOT_BYTES)];
-  return {
-    columns: [
-      { kind: 'date32', name: 'date', validity: null, values: Int32Array.from({ length: ROWS }, (_, i) => 19000 + i) },
-      {
-        kind: 'timestamp',
-        name: 'str_observed_at',
-        unit: 'us',
-        validity: null,
-        values: Float64Array.from({ length: ROWS }, () => 1.7e15 + Math.floor(r() * 1e13)),
-      },
-      { kind: 'float', name: 'value', validity: null, values: Float64Array.from({ length: ROWS }, () => Math.round((r() - 0.5) * 1e5) / 100 + seed) },
-      {
-        kind: 'string',
-        name: 'label',
-        validity: null,
-        codes: Int32Array.from({ length: ROWS }, (_, i) => (longEvery > 0 && i % longEvery === 0 ? 3 : i % 3)),
-        dict: buildStringDictionary(words),
-      },
-    ],
-  };
+/** A renderer of `columns` (stored columns of generation `gen`, whose table is `all`) tagged as every thread tags it. */
+function rendererIn(cache: RowCache, gen: number, all: readonly Column[], columns: readonly Column[] = all): RowRenderer {
+  cache.register(gen, all);
+  const owner = cache.owners.ownerOf(columns, ROW_FORMAT_JSON);
+  expect(owner).not.toBeNull();
+  return new RowRenderer({ columns }, owner);
 }
 
 function plain(renderer: RowRenderer, rows: Int32Array): string {
@@ -45,69 +28,239 @@ function cached(renderer: RowRenderer, rows: Int32Array, cache: RowCache, out = 
   return Buffer.from(out.view()).toString('utf8');
 }
 
-/** Walk-forward windows of 40 rows stepping by one, then random row lists with repeats. */
-function requests(seed: number): Int32Array[] {
-  const r = rng(seed);
-  const out: Int32Array[] = [];
-  for (let d = 0; d < 60; d++) out.push(Int32Array.from({ length: 40 }, (_, i) => 100 + d + i));
-  for (let n = 0; n < 60; n++) out.push(Int32Array.from({ length: 1 + Math.floor(r() * 50) }, () => Math.floor(r() * ROWS)));
+/** Slots holding a published row `row`. */
+function slotsOf(cache: RowCache, row: number): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < cache.slots; s++) if (cache.tags[s * TAG_WORDS + TAG_SEQ] !== 0 && cache.tags[s * TAG_WORDS + TAG_ROW] === row) out.push(s);
   return out;
 }
 
-describe('RowCache (rendered rows reused across requests)', () => {
+describe('RowCache (rendered rows reused across requests and threads)', () => {
   it('writes exactly the bytes of an uncached render, at every cache size (1 slot to all rows)', () => {
-    const renderer = new RowRenderer(table(1));
     for (const bytes of [0, ROW_SLOT_BYTES * 2, ROW_SLOT_BYTES * 64, 4 * 1024 * 1024]) {
-      const cache = new RowCache(bytes);
+      const cache = RowCache.allocate(bytes);
+      const renderer = rendererIn(cache, 1, table(1));
       const out = new ByteWriter(16);
       for (const rows of requests(bytes)) expect(cached(renderer, rows, cache, out)).toBe(plain(renderer, rows));
     }
   });
 
   it('serves repeated rows from the cache: a hit copies the stored text', () => {
-    const renderer = new RowRenderer(table(2));
-    const cache = new RowCache(1024 * 1024);
+    const cache = RowCache.allocate(1024 * 1024);
+    const renderer = rendererIn(cache, 1, table(2));
     const rows = Int32Array.from([7, 8, 9]);
     cached(renderer, rows, cache);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 3 });
     // Overwrite the stored text of row 8 with same-length bytes: a later render shows it,
     // which proves the second render came from the cache, not from the columns.
-    const slots = [...cache.row.keys()].filter((s) => cache.row[s] === 8 && cache.owner[s]! >= 0);
+    const slots = slotsOf(cache, 8);
     expect(slots.length).toBe(1);
     const at = slots[0]! * ROW_SLOT_BYTES;
-    const text = Buffer.from(cache.text[slots[0]!]!).toString('latin1');
+    const len = cache.tags[slots[0]! * TAG_WORDS + TAG_LEN]!;
+    const text = Buffer.from(cache.bytes.subarray(at, at + len)).toString('latin1');
+    expect(Buffer.from(text, 'latin1').toString('utf8')).toBe(plain(renderer, Int32Array.from([8])).slice(1, -1));
     const marked = text.replace('"label":"', '"label":"!').replace(/.(?=}$)/, '');
     expect(marked.length).toBe(text.length);
     cache.bytes.set(Buffer.from(marked, 'latin1'), at);
     expect(cached(renderer, rows, cache)).toContain('"label":"!');
+    expect(cache.stats()).toMatchObject({ hits: 3, misses: 3 });
   });
 
-  it('never hands one table (or generation) the rows of another with the same row ids', () => {
-    const a = new RowRenderer(table(3));
-    const b = new RowRenderer(table(4)); // same shape, other values: a new generation looks like this
+  it('shares text between two views of one arena (two threads): the same generation and columns hit, whoever wrote them', () => {
+    const memory = allocateRowArena(1024 * 1024);
+    const [a, b] = [new RowCache(memory), new RowCache(memory)];
+    // Each thread has its own Column objects over the same data, registered under the loading thread's uid.
+    const ra = rendererIn(a, 7, table(3));
+    const rb = rendererIn(b, 7, table(3));
+    const rows = Int32Array.from({ length: 40 }, (_, i) => 100 + i);
+    const want = plain(ra, rows);
+    expect(cached(ra, rows, a)).toBe(want);
+    expect(cached(rb, rows, b)).toBe(want);
+    expect(a.stats()).toMatchObject({ hits: 0, misses: 40 });
+    expect(b.stats()).toMatchObject({ hits: 40, misses: 0 });
+  });
+
+  it('never hands one generation the rows of another with the same row ids', () => {
     for (const bytes of [0, ROW_SLOT_BYTES * 2, 4 * 1024 * 1024]) {
-      const cache = new RowCache(bytes);
-      // The same row id right after the other table wrote it (one slot: the very same slot).
-      expect(cached(a, Int32Array.from([5]), cache)).toBe(plain(a, Int32Array.from([5])));
-      expect(cached(b, Int32Array.from([5]), cache)).toBe(plain(b, Int32Array.from([5])));
+      const memory = allocateRowArena(bytes);
+      // Two threads, two generations of one dataset: same shape, other values.
+      const [ta, tb] = [new RowCache(memory), new RowCache(memory)];
+      const a = rendererIn(ta, 1, table(3));
+      const b = rendererIn(tb, 2, table(4));
+      // The same row id right after the other generation wrote it (one slot: the very same slot).
+      expect(cached(a, Int32Array.from([5]), ta)).toBe(plain(a, Int32Array.from([5])));
+      expect(cached(b, Int32Array.from([5]), tb)).toBe(plain(b, Int32Array.from([5])));
       for (const rows of requests(5)) {
-        expect(cached(a, rows, cache)).toBe(plain(a, rows));
-        expect(cached(b, rows, cache)).toBe(plain(b, rows));
+        expect(cached(a, rows, ta)).toBe(plain(a, rows));
+        expect(cached(b, rows, tb)).toBe(plain(b, rows));
       }
     }
   });
 
+  it('never hands one row the text of another row, nor a projection the full row', () => {
+    const cache = RowCache.allocate(0); // one slot: every row lands in it
+    const cols = table(5);
+    const full = rendererIn(cache, 1, cols);
+    const projected = rendererIn(cache, 1, cols, [cols[0]!, cols[2]!]);
+    for (const row of [5, 6, 6, 5]) {
+      const rows = Int32Array.from([row]);
+      expect(cached(full, rows, cache)).toBe(plain(full, rows));
+      expect(cached(projected, rows, cache)).toBe(plain(projected, rows));
+    }
+    expect(cache.stats().hits).toBe(0);
+  });
+
+  it('matches a slot only on every tag field: generation, layout bits, format and row', () => {
+    const cache = RowCache.allocate(0);
+    const src = Buffer.from('{"some":"row text of 31 bytes"}');
+    const dv = (b: Buffer): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const owner = new RowOwner(3, 0x5, 0x1, ROW_FORMAT_JSON);
+    cache.keep(owner, 42, src, dv(src), 0, src.length);
+    const dst = Buffer.alloc(64);
+    const others = [
+      new RowOwner(4, 0x5, 0x1, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x7, 0x1, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x5, 0x0, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x5, 0x1, ROW_FORMAT_CSV),
+    ];
+    for (const other of others) expect(cache.copy(other, 42, dst, dv(dst), 0)).toBe(-1);
+    expect(cache.copy(owner, 43, dst, dv(dst), 0)).toBe(-1);
+    expect(cache.copy(owner, 42, dst, dv(dst), 3)).toBe(3 + src.length);
+    expect(dst.subarray(3, 3 + src.length).toString()).toBe(src.toString());
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 5, evictions: 0 });
+  });
+
+  it('misses a slot being written (odd version) and never writes into it', () => {
+    const cache = RowCache.allocate(0);
+    const owner = new RowOwner(1, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const dv = (b: Buffer): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const a = Buffer.from('{"a":1}');
+    cache.keep(owner, 1, a, dv(a), 0, a.length);
+    const seq = cache.tags[TAG_SEQ]!;
+    expect(seq % 2).toBe(0);
+    expect(seq).toBeGreaterThan(0);
+    const dst = Buffer.alloc(16);
+    Atomics.store(cache.tags, TAG_SEQ, seq + 1); // another thread claimed the slot
+    expect(cache.copy(owner, 1, dst, dv(dst), 0)).toBe(-1);
+    const b = Buffer.from('{"b":22}');
+    cache.keep(owner, 2, b, dv(b), 0, b.length); // loses the claim: keeps nothing
+    expect(cache.tags[TAG_SEQ]).toBe(seq + 1);
+    expect(cache.tags[TAG_ROW]).toBe(1);
+    Atomics.store(cache.tags, TAG_SEQ, seq); // the other writer gave up
+    expect(cache.copy(owner, 1, dst, dv(dst), 0)).toBe(a.length);
+    cache.keep(owner, 2, b, dv(b), 0, b.length);
+    expect(cache.tags[TAG_SEQ]).toBe(seq + 2);
+    expect(cache.copy(owner, 2, dst, dv(dst), 0)).toBe(b.length);
+    expect(dst.subarray(0, b.length).toString()).toBe('{"b":22}');
+    expect(cache.stats().evictions).toBe(1);
+  });
+
+  it('keeps two walk-forward runs whose first slots coincide: the second one settles in its other slots', () => {
+    // Two generations whose runs of 16 consecutive rows map onto the same 16 of 64 first
+    // slots, with their second slots apart from those and from each other.
+    const SLOTS = 64;
+    const JSON_ALL = ROW_FORMAT_JSON | ROW_LAYOUT_ALL;
+    const offset = (o: RowOwner): number => (((o.spread2 - o.spread) % SLOTS) + SLOTS) % SLOTS;
+    const apart = (x: number, y: number): boolean => Math.min((x - y + SLOTS) % SLOTS, (y - x + SLOTS) % SLOTS) >= 16;
+    let pair: [number, number] | null = null;
+    for (let g = 1; g < 5000 && pair === null; g++)
+      for (let h = 1; h < g && pair === null; h++) {
+        const [og, oh] = [new RowOwner(g, 0, 0, JSON_ALL), new RowOwner(h, 0, 0, JSON_ALL)];
+        if (((og.spread - oh.spread) & (SLOTS - 1)) === 0 && apart(offset(og), 0) && apart(offset(oh), 0) && apart(offset(og), offset(oh))) pair = [g, h];
+      }
+    expect(pair).not.toBeNull();
+    const cache = RowCache.allocate(SLOTS * ROW_SLOT_BYTES);
+    expect(cache.slots).toBe(SLOTS);
+    const [a, b] = [rendererIn(cache, pair![0], table(11)), rendererIn(cache, pair![1], table(12))];
+    expect(cache.slotOf(a.owner!, 100)).toBe(cache.slotOf(b.owner!, 100));
+    const rows = Int32Array.from({ length: 16 }, (_, i) => 100 + i);
+    for (let step = 0; step < 3; step++) {
+      expect(cached(a, rows, cache)).toBe(plain(a, rows));
+      expect(cached(b, rows, cache)).toBe(plain(b, rows));
+    }
+    // Both runs were rendered once; every later step copied them (one candidate: no hit ever).
+    expect(cache.stats()).toMatchObject({ misses: 32, hits: 64, evictions: 0 });
+  });
+
   it('renders rows longer than a slot every time, correctly, without storing them', () => {
-    const renderer = new RowRenderer(table(6, 5));
-    const cache = new RowCache(1024 * 1024);
+    const cache = RowCache.allocate(1024 * 1024);
+    const renderer = rendererIn(cache, 1, table(6, 5));
     for (const rows of requests(7)) expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows));
-    for (let s = 0; s < cache.slots; s++) if (cache.owner[s]! >= 0) expect(cache.row[s]! % 5).not.toBe(0);
+    let kept = 0;
+    for (let s = 0; s < cache.slots; s++) {
+      if (cache.tags[s * TAG_WORDS + TAG_SEQ] === 0) continue;
+      kept++;
+      expect(cache.tags[s * TAG_WORDS + TAG_ROW]! % 5).not.toBe(0);
+    }
+    expect(kept).toBeGreaterThan(100);
+  });
+
+  it('renders rows without an owner (an untagged layout) every time, touching no slot', () => {
+    const cache = RowCache.allocate(1024 * 1024);
+    const renderer = new RowRenderer({ columns: table(8) }, null);
+    for (const rows of requests(9)) expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows));
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+    expect(cache.tags.every((w) => w === 0)).toBe(true);
   });
 
   it('is sized once within its bound, in whole power-of-two slots', () => {
-    expect(new RowCache(0).slots).toBe(1);
-    expect(new RowCache(ROW_SLOT_BYTES * 3).slots).toBe(2);
-    const c = new RowCache(64 * 1024 * 1024);
+    expect(RowCache.allocate(0).slots).toBe(1);
+    expect(RowCache.allocate(ROW_SLOT_BYTES * 3).slots).toBe(2);
+    const c = RowCache.allocate(64 * 1024 * 1024);
     expect(c.slots * ROW_SLOT_BYTES).toBe(64 * 1024 * 1024);
     expect(c.bytes.byteLength).toBe(64 * 1024 * 1024);
+    expect(c.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(c.tags.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+});
+
+describe('RowOwners (tags every thread derives alike)', () => {
+  it('tags a whole table by generation and format, a projection by its column bits', () => {
+    const owners = new RowOwners();
+    const cols = table(1);
+    owners.register(9, cols);
+    expect(owners.ownerOf(cols, ROW_FORMAT_JSON)).toMatchObject({ gen: 9, layoutLo: 0, layoutHi: 0, kind: ROW_FORMAT_JSON | ROW_LAYOUT_ALL });
+    expect(owners.ownerOf(cols, ROW_FORMAT_CSV)).toMatchObject({ gen: 9, kind: ROW_FORMAT_CSV | ROW_LAYOUT_ALL });
+    expect(owners.ownerOf([cols[1]!, cols[3]!], ROW_FORMAT_JSON)).toMatchObject({ gen: 9, layoutLo: 0b1010, layoutHi: 0, kind: ROW_FORMAT_JSON });
+  });
+
+  it('gives two threads (own Column objects, same uid) equal owners, and other generations other ones', () => {
+    const [a, b] = [new RowOwners(), new RowOwners()];
+    const [ca, cb] = [table(1), table(1)];
+    a.register(4, ca);
+    b.register(4, cb);
+    const oa = a.ownerOf([ca[0]!, ca[2]!], ROW_FORMAT_JSON)!;
+    const ob = b.ownerOf([cb[0]!, cb[2]!], ROW_FORMAT_JSON)!;
+    expect({ ...ob }).toEqual({ ...oa });
+    const next = table(1);
+    a.register(5, next);
+    expect(a.ownerOf([next[0]!, next[2]!], ROW_FORMAT_JSON)!.gen).toBe(5);
+  });
+
+  it('refuses what it cannot tag exactly: unknown columns, two tables, out of schema order, a projection past 64 columns', () => {
+    const owners = new RowOwners();
+    const [x, y] = [table(1), table(2)];
+    owners.register(1, x);
+    owners.register(2, y);
+    expect(owners.ownerOf(table(3), ROW_FORMAT_JSON)).toBeNull();
+    expect(owners.ownerOf([x[0]!, y[1]!], ROW_FORMAT_JSON)).toBeNull();
+    expect(owners.ownerOf([x[2]!, x[1]!], ROW_FORMAT_JSON)).toBeNull();
+    expect(owners.ownerOf([], ROW_FORMAT_JSON)).toBeNull();
+    const wide: Column[] = Array.from({ length: 70 }, (_, i) => ({ ...x[2]!, name: `c${i}` }));
+    owners.register(3, wide);
+    expect(owners.ownerOf(wide, ROW_FORMAT_JSON)).toMatchObject({ gen: 3, kind: ROW_FORMAT_JSON | ROW_LAYOUT_ALL });
+    expect(owners.ownerOf(wide.slice(0, 69), ROW_FORMAT_JSON)).toBeNull();
+    const high = owners.ownerOf(
+      [...wide.slice(0, 64)].filter((_, i) => i === 0 || i === 33 || i === 63),
+      ROW_FORMAT_JSON,
+    );
+    expect(high).toBeNull(); // a projection of a 70-column table, even within the first 64
+    const w60: Column[] = Array.from({ length: 60 }, (_, i) => ({ ...x[2]!, name: `d${i}` }));
+    owners.register(4, w60);
+    expect(owners.ownerOf([w60[0]!, w60[33]!, w60[59]!], ROW_FORMAT_JSON)).toMatchObject({
+      layoutLo: 1,
+      layoutHi: (1 << 1) | (1 << 27),
+      kind: ROW_FORMAT_JSON,
+    });
   });
 });

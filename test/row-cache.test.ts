@@ -1,8 +1,9 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
-import { ADMIN_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
+import { ADMIN_KEY, startHarness, startInProcessHarness, TEST_KEY, type Harness, type Reply } from './support/harness.js';
 
 const COUNTRIES = ['DE', 'FR', 'NL'];
 
@@ -22,43 +23,108 @@ function rows(generation: number): PitRow[] {
   return out;
 }
 
-/** A walk-forward loop: [D-30, D] as of D for consecutive D, per country and for all. */
-function walkForward(): string[] {
+const day = (n: number): string => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
+
+/**
+ * A walk-forward loop as clients run it: [D-30, D] as of D for consecutive D (per country,
+ * for two, for all, and a projection), and the walk_forward endpoint over moving decision
+ * ranges; every question in JSON and in CSV.
+ */
+function walkForward(from = 31, to = 71): string[] {
   const paths: string[] = [];
-  for (let d = 31; d < 110; d++) {
-    const day = (n: number): string => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
-    for (const filter of ['country=DE&', 'country=FR,NL&', ''])
-      paths.push(`/gbsi_eu/system_stress?${filter}date_from=${day(d - 30)}&date_to=${day(d)}&as_of=${day(d)}`);
+  for (let d = from; d < to; d++) {
+    const queries = ['country=DE&', 'country=FR,NL&', '', 'columns=value&'].map(
+      (filter) => `/gbsi_eu/system_stress?${filter}date_from=${day(d - 30)}&date_to=${day(d)}&as_of=${day(d)}`,
+    );
+    if (d % 3 === 0) queries.push(`/gbsi_eu/system_stress/walk_forward?country=DE,NL&decision_from=${day(d - 4)}&decision_to=${day(d)}&window=20`);
+    for (const q of queries) paths.push(q, `${q}&format=csv`);
   }
   return paths;
 }
 
-const norm = (r: Reply): string => {
-  expect(r.status, r.text).toBe(200);
-  return r.text.replace(/req_[0-9a-z]+/g, 'req_x');
+/** One request on a fresh connection, so that the kernel picks a serving thread each time. */
+function once(url: string): Promise<{ status: number; id: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { 'x-api-key': TEST_KEY, connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, id: String(res.headers['x-request-id']), text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const norm = (status: number, text: string): string => {
+  expect(status, text).toBe(200);
+  return text.replace(/req_[0-9a-z]+/g, 'req_x');
 };
 
-describe('row cache (rendered rows reused by overlapping queries)', () => {
+/** A server to compare: in process (one serving thread, counters at hand) or two threads over a socket. */
+interface Subject {
+  readonly name: string;
+  readonly h: Harness;
+  get(path: string): Promise<string>;
+  /** serving threads that answered so far (request id prefixes) */
+  readonly threads: Set<string>;
+}
+
+function inProcess(name: string, h: Harness): Subject {
+  return { name, h, threads: new Set(['0']), get: async (path) => norm(...((r: Reply) => [r.status, r.text] as const)(await h.get(path))) };
+}
+
+function twoThreads(name: string, h: Harness): Subject {
+  const threads = new Set<string>();
+  return {
+    name,
+    h,
+    threads,
+    get: async (path) => {
+      const r = await once(h.url + path);
+      threads.add(r.id.slice(0, 12));
+      return norm(r.status, r.text);
+    },
+  };
+}
+
+/** pitcache_cache_events_total of the row cache, over every serving thread. */
+async function rowEvents(h: Harness): Promise<{ hits: number; misses: number; evictions: number }> {
+  const text = await h.server.metrics();
+  const sample = (event: string): number => {
+    const series = `pitcache_cache_events_total{cache="row",event="${event}"}`;
+    const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+    expect(line, series).toBeDefined();
+    return Number(line!.slice(series.length + 1));
+  };
+  return { hits: sample('hit'), misses: sample('miss'), evictions: sample('eviction') };
+}
+
+describe('row cache (rendered rows reused by overlapping queries, shared by the serving threads)', () => {
   const datasets = [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], rows(1)) }];
+  const ROOMY = 16 * 1024 * 1024;
   let plain: Harness;
-  const cached: Harness[] = [];
+  const subjects: Subject[] = [];
   beforeAll(async () => {
     plain = await startInProcessHarness({ datasets, server: { rowCacheBytes: 0 } });
     // one slot (every row evicts the last), a few slots, and room for everything
-    for (const rowCacheBytes of [1, 8 * 512, 16 * 1024 * 1024]) cached.push(await startInProcessHarness({ datasets, server: { rowCacheBytes } }));
-  });
+    for (const rowCacheBytes of [1, 8 * 512, ROOMY])
+      subjects.push(inProcess(`1 thread, ${rowCacheBytes} bytes`, await startInProcessHarness({ datasets, server: { rowCacheBytes } })));
+    for (const rowCacheBytes of [1, ROOMY])
+      subjects.push(twoThreads(`2 threads, ${rowCacheBytes} bytes`, await startHarness({ datasets, server: { rowCacheBytes, workers: 2, build: 'worker' } })));
+  }, 120_000);
   afterAll(async () => {
     await plain?.close();
-    for (const h of cached) await h.close();
+    for (const s of subjects) await s.h.close();
   });
 
-  it('answers a walk-forward loop byte for byte as the server without it', async () => {
+  it('answers a walk-forward loop in JSON and CSV byte for byte as the server without it', async () => {
     for (const path of walkForward()) {
-      const want = norm(await plain.get(path));
-      for (const h of cached) expect(norm(await h.get(path)), path).toBe(want);
+      const r = await plain.get(path);
+      const want = norm(r.status, r.text);
+      for (const s of subjects) expect(await s.get(path), `${s.name}: ${path}`).toBe(want);
     }
     expect(plain.cacheStats().rows).toBeNull();
-    const [oneSlot, fewSlots, roomy] = cached.map((h) => h.cacheStats().rows!);
+    const [oneSlot, fewSlots, roomy] = subjects.slice(0, 3).map((s) => s.h.cacheStats().rows!);
     // Consecutive steps share all but a day of rows: with room for them, most rows are copies.
     expect(roomy!.hits).toBeGreaterThan(2 * roomy!.misses);
     expect(roomy!.evictions).toBe(0);
@@ -66,20 +132,37 @@ describe('row cache (rendered rows reused by overlapping queries)', () => {
     expect(oneSlot!.slots).toBe(1);
     expect(oneSlot!.evictions).toBeGreaterThan(0);
     expect(fewSlots!.evictions).toBeGreaterThan(0);
-  });
+    // Two threads, one arena: both answered, and together they rendered each row once, as
+    // the single thread did (per-thread copies would render a row once per thread).
+    const [two1, twoRoomy] = subjects.slice(3);
+    expect(two1!.threads.size).toBe(2);
+    expect(twoRoomy!.threads.size).toBe(2);
+    expect(await rowEvents(twoRoomy!.h)).toEqual({ hits: roomy!.hits, misses: roomy!.misses, evictions: 0 });
+    expect((await rowEvents(two1!.h)).evictions).toBeGreaterThan(0);
+  }, 120_000);
 
   it('never serves a row of a superseded generation', async () => {
-    for (const h of cached) for (const path of walkForward().slice(0, 30)) await h.get(path);
-    for (const h of [plain, ...cached]) {
+    // One-row answers last and first again after the refresh: in a one-slot arena the new
+    // generation's row then meets the old generation's text of the same row id in its slot.
+    const single = [
+      `/gbsi_eu/system_stress?country=FR&date_from=${day(40)}&date_to=${day(40)}`,
+      `/gbsi_eu/system_stress?country=FR&date_from=${day(40)}&date_to=${day(40)}&format=csv`,
+    ];
+    const paths = [...single, ...walkForward(31, 45)];
+    for (const s of subjects) for (const path of [...walkForward(31, 45), ...single]) await s.get(path);
+    for (const h of [plain, ...subjects.map((s) => s.h)]) {
       await writeGeneration(h.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');
       const refresh = await h.get('/admin/refresh', ADMIN_KEY, { method: 'POST' });
       expect(refresh.body.changed).toEqual(['gbsi_eu/system_stress']);
     }
-    for (const path of walkForward().slice(0, 30)) {
-      const want = norm(await plain.get(path));
-      expect(want).toContain('"tag":"g2-');
-      expect(want).not.toContain('"tag":"g1-');
-      for (const h of cached) expect(norm(await h.get(path)), path).toBe(want);
+    for (const path of paths) {
+      const r = await plain.get(path);
+      const want = norm(r.status, r.text);
+      // (a columns=value answer has no tag; its values carry the generation too)
+      if (!path.includes('columns=')) expect(want).toContain('g2-');
+      expect(want).not.toContain('g1-');
+      expect(want).not.toMatch(/\b1[01]\d\d(\.\d)?\b/);
+      for (const s of subjects) expect(await s.get(path), `${s.name}: ${path}`).toBe(want);
     }
-  });
+  }, 120_000);
 });

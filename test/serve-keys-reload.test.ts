@@ -105,7 +105,19 @@ const bucket: Store = {
 
 const serve = (store: Store, refreshSeconds: number, workers: number): Promise<ServeProcess> =>
   startServeProcess(
-    ['--source', join(dir, 'src'), ...store.args(), '--workers', String(workers), '--refresh-interval', String(refreshSeconds), '--drain-seconds', '0'],
+    [
+      '--source',
+      join(dir, 'src'),
+      ...store.args(),
+      '--workers',
+      String(workers),
+      '--refresh-interval',
+      String(refreshSeconds),
+      '--drain-seconds',
+      '0',
+      '--auth-fail-limit',
+      '0',
+    ],
     store.env(),
   );
 

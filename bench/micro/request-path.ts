@@ -13,7 +13,7 @@ import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { createApiHandler } from '../../src/server/api-handler.js';
 import { DatasetRegistry } from '../../src/server/dataset-registry.js';
-import { makeGeneration } from '../../src/server/generation.js';
+import { makeGeneration, nextGenerationUid } from '../../src/server/generation.js';
 import { RequestIds } from '../../src/server/request-ids.js';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
@@ -46,7 +46,7 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
   const slot = registry.byName(DATASET)!;
   const table = buildTable(decodeArrowSnapshot(bytes), slot.floorUs);
   const manifest = { generation: 1 } as Manifest;
-  slot.swap(makeGeneration({ number: 1, manifest, table, loadedAtMs: 0, loadMs: 0 }));
+  slot.swap(makeGeneration({ number: 1, uid: nextGenerationUid(), manifest, table, loadedAtMs: 0, loadMs: 0 }));
   registry.markReady();
   const clock = new ManualClock(Date.UTC(2026, 10, 20));
   const keys = new KeyRegistry(demoKeysConfig());

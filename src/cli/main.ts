@@ -2,12 +2,14 @@
 import { rootUsage, wantsHelp } from './usage.js';
 import { asofCommand } from './asof-command.js';
 import { publishCommand } from './publish-command.js';
+import { pruneCommand } from './prune-command.js';
 import { serveCommand } from './serve-command.js';
 
 const COMMANDS: Record<string, (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>> = {
   serve: serveCommand,
   publish: publishCommand,
   asof: asofCommand,
+  prune: pruneCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -63,7 +63,8 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       workers: config.workers,
       logLevel: config.logLevel,
       responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
-      rowCacheBytes: Math.floor(config.rowCacheBytes / config.workers),
+      // one row arena, shared by every serving thread
+      rowCacheBytes: config.rowCacheBytes,
       datasets: config.datasets,
       metricsPort: config.metricsPort,
       retainMemory: config.retainMemory,

@@ -1,5 +1,6 @@
 import type { OptionRow, OptionSpec } from '../config/option-table.js';
 import { ASOF_OPTIONS } from '../config/asof-config.js';
+import { PRUNE_OPTIONS } from '../config/prune-config.js';
 import { PUBLISH_OPTIONS } from '../config/publish-config.js';
 import { SERVE_OPTIONS } from '../config/serve-config.js';
 
@@ -39,6 +40,13 @@ export const COMMANDS: readonly CommandHelp[] = [
     about:
       "Answers the query the flags describe from the snapshot files of --source with the server's own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API's data arrays over its whole cursor chain.",
     options: ASOF_OPTIONS,
+  },
+  {
+    name: 'prune',
+    summary: "Remove old generations' objects and history manifests from a source.",
+    about:
+      'Removes, for each dataset, the generations older than the newest --keep N and/or whose history manifest was created longer ago than --older-than (given both, a generation goes only when both say so): its history/NNNNNNNN.json first, then its object. Never the live generation (the one manifest.json names), an object a kept generation references, or a generation above the live one (a publish under way). A removed generation can no longer be asked for with generation=N or continued by a cursor (400 generation_unavailable, cursor_expired). --dry-run lists instead.',
+    options: PRUNE_OPTIONS,
   },
 ];
 

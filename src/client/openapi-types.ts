@@ -456,7 +456,7 @@ export interface components {
         BigLimit: number;
         /** @description next_cursor of the previous page; valid only with the same query (format and columns may change). */
         Cursor: string;
-        /** @description Answer from this snapshot generation (repeatable reads, contract 12). */
+        /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
         Generation: number;
         /** @description Comma-separated columns; date and series-key columns are always included. */
         Columns: string;
@@ -519,6 +519,8 @@ export interface components {
         RateLimitRemaining: number;
         /** @description Seconds until the window resets. */
         RateLimitReset: number;
+        /** @description Only on an answer pinned by both `as_of` and `generation` (for walk_forward, whose decision dates fix as_of, by `generation` alone): `private, max-age=31536000, immutable`. Its rows never change (contract 12); private because the answer is behind an API key that shared caches do not vary on. */
+        CacheControl: string;
     };
     pathItems: never;
 }
@@ -545,7 +547,7 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description next_cursor of the previous page; valid only with the same query (format and columns may change). */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Answer from this snapshot generation (repeatable reads, contract 12). */
+                /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
                 generation?: components["parameters"]["Generation"];
             };
             header?: {
@@ -579,6 +581,7 @@ export interface operations {
                     "x-generation": components["headers"]["Generation"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Vary: components["headers"]["Vary"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -596,6 +599,7 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -633,7 +637,7 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description next_cursor of the previous page; valid only with the same query (format and columns may change). */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Answer from this snapshot generation (repeatable reads, contract 12). */
+                /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
                 generation?: components["parameters"]["Generation"];
             };
             header?: {
@@ -667,6 +671,7 @@ export interface operations {
                     "x-generation": components["headers"]["Generation"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Vary: components["headers"]["Vary"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -684,6 +689,7 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -721,7 +727,7 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description next_cursor of the previous page; valid only with the same query (format and columns may change). */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Answer from this snapshot generation (repeatable reads, contract 12). */
+                /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
                 generation?: components["parameters"]["Generation"];
             };
             header?: {
@@ -755,6 +761,7 @@ export interface operations {
                     "x-generation": components["headers"]["Generation"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Vary: components["headers"]["Vary"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -772,6 +779,7 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

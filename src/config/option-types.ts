@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseBudget, parseDuration, type Budget } from '../server/retention-budget.js';
 import { parseStoreLocation } from './location.js';
 
 /**
@@ -51,4 +52,39 @@ export function locationOption(): z.ZodEffects<z.ZodString, string, string> {
     const location = parseStoreLocation(text);
     if (typeof location === 'string') ctx.addIssue({ code: z.ZodIssueCode.custom, message: location });
   });
+}
+
+/** `--retain-memory`: bytes (`2GiB`, `512MiB`, `1000000`) or a percentage of the live generations' bytes (`25%`). */
+export function budgetOption(): z.ZodEffects<z.ZodString, Budget, string> {
+  return z.string({ required_error: 'is required' }).transform((text, ctx) => {
+    try {
+      return parseBudget(text);
+    } catch (e) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: withoutFlag((e as Error).message) });
+      return z.NEVER;
+    }
+  });
+}
+
+/** A positive duration: `10m`, `90s`, `1h`, `2d`, or ms as a bare number. */
+export function durationOption(): z.ZodEffects<z.ZodString, number, string> {
+  return z.string({ required_error: 'is required' }).transform((text, ctx) => {
+    let ms: number;
+    try {
+      ms = parseDuration(text, 'duration');
+    } catch (e) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: withoutFlag((e as Error).message) });
+      return z.NEVER;
+    }
+    if (ms <= 0) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a positive duration (e.g. 10m, 90s, 1h)' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** The parsers name their flag; the option layer names it again ("--flag: "), so it goes. */
+function withoutFlag(message: string): string {
+  return message.replace(/^[-\w]+: /, '');
 }

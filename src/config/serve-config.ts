@@ -4,11 +4,11 @@ import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { LOG_LEVELS } from '../log/logger.js';
 import { parseAuthFailLimit, type AuthFailLimit } from '../auth/auth-throttle.js';
 import { TrustedProxies } from '../auth/client-address.js';
-import { DEFAULT_BUDGET, parseBudget, parseDuration, type Budget } from '../server/retention-budget.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
 import { optionRows, optionSpecs } from './option-table.js';
-import { booleanOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
+import type { Budget } from '../server/retention-budget.js';
+import { booleanOption, budgetOption, durationOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
 import { parseOptions } from './parse-options.js';
 
 /** After the drain and the listeners' close, how long requests in flight may take before the process exits anyway. */
@@ -61,7 +61,7 @@ const serveOptions = z.object({
   rowCacheMb: integerOption(0, 1_048_576)
     .default(64)
     .describe(
-      'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (split across the serving threads), tagged by generation and row; 0 turns the cache off.',
+      'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (one arena in shared memory that every serving thread reads and fills), tagged by generation, columns, format and row; 0 turns the cache off.',
     ),
   datasets: datasetsOption()
     .optional()
@@ -73,19 +73,19 @@ const serveOptions = z.object({
     .describe(
       'Port of a second listener that serves only GET /metrics (Prometheus text), without a key, for in-cluster scrapers; 0 picks a free port. Unset: /metrics is served on --port only, to admin keys.',
     ),
+  retainMemory: budgetOption()
+    .default('25%')
+    .describe(
+      "Memory for superseded generations kept for cursor chains and generation=N, all datasets together: bytes (2GiB, 512MiB, 1000000) or a percentage of the live generations' bytes (25%). Live generations never count; over it the least recently used goes. A released generation is loaded again from the source's history/ when asked for.",
+    ),
+  cursorIdle: durationOption()
+    .default('10m')
+    .describe('A superseded generation no request has used for this long is released even under --retain-memory: 90s, 10m, 1h, 2d (or ms).'),
   drainSeconds: integerOption(0, 3600)
     .default(10)
     .describe(
       `On SIGTERM or SIGINT: seconds during which /readyz answers 503 while requests are still answered, so that load balancers stop sending; then the listeners close, requests in flight get up to ${SHUTDOWN_GRACE_SECONDS} s more, and the process exits 0. A second signal exits at once.`,
     ),
-  retainMemory: parsedOption(parseBudget)
-    .optional()
-    .describe(
-      'Memory superseded generations may hold for cursor chains, across all datasets: a size (2GiB, 512MiB, bytes) or a percentage of the live generations (25%); least recently used released first. Unset: 25% of the live bytes and never less than the largest live generation. A released generation answers cursor_expired.',
-    ),
-  cursorIdle: parsedOption((text) => parseDuration(text, '--cursor-idle'))
-    .default('10m')
-    .describe('A superseded generation no cursor used for this long (10m, 90s, 1h) is released, even under the --retain-memory budget.'),
   authFailLimit: parsedOption(parseAuthFailLimit)
     .default('30/60s')
     .describe(
@@ -209,7 +209,7 @@ export const serveConfigSchema = serveOptions
       datasets: o.datasets ?? DatasetSelection.all(),
       metricsPort: o.metricsPort ?? null,
       drainMs: o.drainSeconds * 1000,
-      retainMemory: o.retainMemory ?? DEFAULT_BUDGET,
+      retainMemory: o.retainMemory,
       cursorIdleMs: o.cursorIdle,
       authFailLimit: o.authFailLimit,
       trustedProxies: o.trustedProxies,

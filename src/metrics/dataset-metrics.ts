@@ -2,7 +2,7 @@ import { Registry, type Metric } from 'prom-client';
 import { OPS_ERROR_CODES, type OpsErrorCode } from '../ops-errors.js';
 import type { DatasetRegistry } from '../server/dataset-registry.js';
 import type { DatasetSlot } from '../server/dataset-slot.js';
-import type { RetentionStats } from '../server/generation-retention.js';
+import type { RetentionStats } from '../server/retained-generations.js';
 import type { CheckListener } from '../server/snapshot-loader.js';
 import { counter, gauge, type CustomMetric, type Sample } from './custom-metric.js';
 
@@ -21,8 +21,8 @@ export class DatasetMetrics implements CheckListener {
 
   constructor(
     private readonly datasets: DatasetRegistry,
-    /** the superseded generations held for cursors, and their budget */
-    private readonly retention: { stats(): RetentionStats } | null = null,
+    /** the superseded generations kept under the memory budget; absent = no such gauges */
+    private readonly retention?: () => RetentionStats,
   ) {
     this.index = new Map(datasets.slots.map((s, i) => [s, i]));
     this.lastSuccessMs = new Float64Array(datasets.slots.length).fill(NaN);
@@ -50,7 +50,23 @@ export class DatasetMetrics implements CheckListener {
     /** One sample per dataset that has a generation in service. */
     const perGeneration = (read: (g: NonNullable<DatasetSlot['current']>) => number) => (): Sample[] =>
       slots.flatMap((s) => (s.current === null ? [] : [{ labels: { dataset: s.id }, value: read(s.current) }]));
+    const retention = this.retention;
+    const retained: CustomMetric[] =
+      retention === undefined
+        ? []
+        : [
+            gauge('pitcache_retained_generations', 'Superseded generations kept in memory for cursors and generation=N, all datasets.', () => [
+              { labels: {}, value: retention().entries.length },
+            ]),
+            gauge('pitcache_retained_bytes', 'Bytes held by the superseded generations kept in memory, all datasets.', () => [
+              { labels: {}, value: retention().heldBytes },
+            ]),
+            gauge('pitcache_retained_budget_bytes', 'The memory budget for superseded generations (--retain-memory) in bytes.', () => [
+              { labels: {}, value: retention().budgetBytes },
+            ]),
+          ];
     return [
+      ...retained,
       gauge('pitcache_dataset_loaded', 'Whether a generation of the dataset is in service (1) or not (0).', () =>
         slots.map((s) => ({ labels: { dataset: s.id }, value: s.current === null ? 0 : 1 })),
       ),
@@ -88,7 +104,6 @@ export class DatasetMetrics implements CheckListener {
             return Number.isNaN(ms) ? [] : [{ labels: { dataset: s.id }, value: ms / 1000 }];
           }),
       ),
-      ...this.retentionCollectors(),
       counter(
         'pitcache_source_errors_total',
         'Failed checks or loads of a dataset by kind (source_unreachable, manifest_missing, checksum_mismatch...).',
@@ -102,31 +117,6 @@ export class DatasetMetrics implements CheckListener {
           return values;
         },
       ),
-    ];
-  }
-
-  private retentionCollectors(): CustomMetric[] {
-    const retention = this.retention;
-    if (retention === null) return [];
-    const perDataset = (read: (bytes: number) => number) => (): Sample[] => {
-      const by = new Map<string, number>();
-      for (const e of retention.stats().generations) by.set(e.dataset, (by.get(e.dataset) ?? 0) + read(e.bytes));
-      return [...by].map(([dataset, value]) => ({ labels: { dataset }, value }));
-    };
-    return [
-      gauge(
-        'pitcache_retained_generations',
-        'Superseded generations held in memory for cursor chains, per dataset.',
-        perDataset(() => 1),
-      ),
-      gauge(
-        'pitcache_retained_bytes',
-        'Bytes of superseded generations held for cursor chains, per dataset (they count against --retain-memory).',
-        perDataset((b) => b),
-      ),
-      gauge('pitcache_retention_budget_bytes', 'Bytes superseded generations may hold, across all datasets (--retain-memory).', () => [
-        { labels: {}, value: retention.stats().budgetBytes },
-      ]),
     ];
   }
 }

@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import { PreconditionFailedError, type SnapshotSource } from '../../loaders/snapshot-source.js';
-import { MANIFEST_FORMAT, manifestPath, manifestSchema, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
+import { historyPath, MANIFEST_FORMAT, manifestBytes, manifestPath, manifestSchema, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
 import { generationObjectName } from '../snapshot/write-generation.js';
 
 /**
  * Writes one generation so that two publishers can never silently overwrite each other:
  * 1. the immutable object, only if no object of that name exists (a retry of the very same
  *    bytes is fine);
- * 2. the manifest, only if it is still the one read at the start (`ifMatch` its etag, or
+ * 2. the generation's history manifest (contract 12), the manifest's bytes unchanged,
+ *    before the manifest: a crash between the two leaves history/ one ahead, which no
+ *    server follows (it reads manifest.json), never a manifest without its history;
+ * 3. the manifest, only if it is still the one read at the start (`ifMatch` its etag, or
  *    `ifNoneMatch: '*'` when there was none). A store that does not enforce conditions
  *    (some S3-compatible ones) gets a re-read of the manifest right before and right after
  *    the write: that narrows the race to the write itself and reports a lost one loudly.
@@ -68,8 +71,9 @@ export async function commitGeneration(source: SnapshotSource, req: CommitReques
   }
 
   await expectManifest(source, mPath, req.expectedEtag);
+  const text = manifestBytes(manifest);
+  await writeHistory(source, historyPath(req.productId, req.dataset, req.generation), text);
   await req.beforeManifestWrite?.();
-  const text = new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n');
   let enforced: boolean;
   try {
     const condition = req.expectedEtag === null ? ({ ifNoneMatch: '*' } as const) : { ifMatch: req.expectedEtag };
@@ -88,6 +92,23 @@ export async function commitGeneration(source: SnapshotSource, req: CommitReques
     }
   }
   return { manifest, enforced };
+}
+
+/**
+ * history/<generation>.json, created only if absent. One that is there already with other
+ * bytes is the leftover of a publish that crashed before its manifest (the manifest was
+ * just read and still names the previous generation, so no server ever served it): it is
+ * replaced. A later publisher racing this one is still stopped by the manifest's condition.
+ */
+async function writeHistory(source: SnapshotSource, path: string, text: Uint8Array): Promise<void> {
+  try {
+    await source.writeObject(path, text, { ifNoneMatch: '*' });
+  } catch (e) {
+    if (!(e instanceof PreconditionFailedError)) throw e;
+    const existing = await source.readObject(path).catch(() => null);
+    if (existing !== null && Buffer.from(existing).equals(text)) return;
+    await source.writeObject(path, text);
+  }
 }
 
 async function expectManifest(source: SnapshotSource, path: string, etag: string | null): Promise<void> {

@@ -2,9 +2,9 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Query } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, splitParams } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, generationParam, splitParams } from './query-params.js';
 
-const ACCEPTED = new Set(['latest', 'date_from', 'date_to', 'limit', 'cursor', 'as_of']);
+const ACCEPTED = new Set(['latest', 'date_from', 'date_to', 'limit', 'cursor', 'as_of', 'generation']);
 
 /**
  * `GET /{product}/{dataset}`: the raw query string (as uWS hands it over, undecoded) -> a
@@ -21,9 +21,20 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   const limit = boundedInt(params, 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT);
   const asOfUs = asOfParam(params);
   const cursor = cursorParam(params);
+  const generation = generationParam(params);
   const filters = filterParams(params, product);
 
   const latest = dateFrom === null && latestText !== 'false';
-  const canonical = [product.id, dataset, latest ? 'L' : 'A', dateFrom ?? '', dateTo ?? '', limit, asOfUs ?? '', ...filterCanon(filters)].join('\u0001');
-  return { latest, dateFrom, dateTo, limit, asOfUs, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const canonical = [
+    product.id,
+    dataset,
+    latest ? 'L' : 'A',
+    dateFrom ?? '',
+    dateTo ?? '',
+    limit,
+    asOfUs ?? '',
+    generation ?? '',
+    ...filterCanon(filters),
+  ].join('\u0001');
+  return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, splitParams } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, generationParam, splitParams } from './query-params.js';
 
 /** `GET /{product}/{dataset}/vintages` after validation (contract 11). */
 export interface VintagesQuery {
@@ -14,6 +14,8 @@ export interface VintagesQuery {
   readonly firstOnly: boolean;
   readonly limit: number;
   readonly filters: readonly FilterClause[];
+  /** `generation=N` (contract 12); null = the served one */
+  readonly generation: number | null;
   readonly cursor: string | null;
   readonly canonical: string;
   readonly fingerprint: number;
@@ -22,7 +24,7 @@ export interface VintagesQuery {
 export const VINTAGES_DEFAULT_LIMIT = 10_000;
 export const VINTAGES_MAX_LIMIT = 100_000;
 
-const ACCEPTED = new Set(['date_from', 'date_to', 'as_of', 'release', 'limit', 'cursor']);
+const ACCEPTED = new Set(['date_from', 'date_to', 'as_of', 'release', 'limit', 'cursor', 'generation']);
 const REFUSED = new Map([['latest', 'latest does not apply to vintages: every version some as_of picks is listed (release=first keeps the first)']]);
 
 export function parseVintages(rawQuery: string, product: ProductSpec, dataset: string): VintagesQuery {
@@ -33,7 +35,19 @@ export function parseVintages(rawQuery: string, product: ProductSpec, dataset: s
   if (release !== 'all' && release !== 'first') throw invalidParam('release', 'release must be all or first');
   const limit = boundedInt(params, 'limit', 1, VINTAGES_MAX_LIMIT, VINTAGES_DEFAULT_LIMIT);
   const cursor = cursorParam(params);
+  const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = ['vintages', product.id, dataset, dateFrom ?? '', dateTo ?? '', asOfUs ?? '', release, limit, ...filterCanon(filters)].join('\u0001');
-  return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const canonical = [
+    'vintages',
+    product.id,
+    dataset,
+    dateFrom ?? '',
+    dateTo ?? '',
+    asOfUs ?? '',
+    release,
+    limit,
+    generation ?? '',
+    ...filterCanon(filters),
+  ].join('\u0001');
+  return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

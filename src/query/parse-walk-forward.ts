@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { boundedInt, cursorParam, filterCanon, filterParams, requiredDate, splitParams } from './query-params.js';
+import { boundedInt, cursorParam, filterCanon, filterParams, generationParam, requiredDate, splitParams } from './query-params.js';
 
 /** `GET /{product}/{dataset}/walk_forward` after validation (contract 10). */
 export interface WalkForwardQuery {
@@ -15,6 +15,8 @@ export interface WalkForwardQuery {
   readonly window: number;
   readonly limit: number;
   readonly filters: readonly FilterClause[];
+  /** `generation=N` (contract 12); null = the served one */
+  readonly generation: number | null;
   readonly cursor: string | null;
   readonly canonical: string;
   readonly fingerprint: number;
@@ -24,7 +26,7 @@ export const WALK_FORWARD_DEFAULT_LIMIT = 10_000;
 export const WALK_FORWARD_MAX_LIMIT = 100_000;
 export const MAX_DECISIONS = 10_000;
 
-const ACCEPTED = new Set(['decision_from', 'decision_to', 'step', 'window', 'limit', 'cursor']);
+const ACCEPTED = new Set(['decision_from', 'decision_to', 'step', 'window', 'limit', 'cursor', 'generation']);
 const SET_BY_DECISION = 'is set by each decision date here (date_from = D - window, date_to = D, as_of = D): use decision_from, decision_to, step and window';
 const REFUSED = new Map(['as_of', 'date_from', 'date_to', 'latest'].map((p) => [p, `${p} ${SET_BY_DECISION}`]));
 
@@ -41,7 +43,10 @@ export function parseWalkForward(rawQuery: string, product: ProductSpec, dataset
   }
   const limit = boundedInt(params, 'limit', 1, WALK_FORWARD_MAX_LIMIT, WALK_FORWARD_DEFAULT_LIMIT);
   const cursor = cursorParam(params);
+  const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, ...filterCanon(filters)].join('\u0001');
-  return { decisionFrom, decisionTo, step, decisions, window, limit, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const canonical = ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? '', ...filterCanon(filters)].join(
+    '\u0001',
+  );
+  return { decisionFrom, decisionTo, step, decisions, window, limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

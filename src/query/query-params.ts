@@ -92,6 +92,15 @@ export function asOfParam(params: Params): number | null {
   throw invalidParam('as_of', `as_of must be a date YYYY-MM-DD or an RFC 3339 timestamp with Z or an offset${hint}`);
 }
 
+/** `generation` (contract 12): the snapshot generation to answer from, or null for the served one. */
+export function generationParam(params: Params): number | null {
+  const text = params.get('generation');
+  if (text === undefined) return null;
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > 0xffff_ffff)
+    throw invalidParam('generation', 'generation must be a generation number (an integer from 0 to 4294967295)');
+  return Number(text);
+}
+
 export function cursorParam(params: Params): string | null {
   const cursor = params.get('cursor') ?? null;
   if (cursor === '') throw invalidParam('cursor', 'cursor must not be empty');

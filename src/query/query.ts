@@ -16,6 +16,8 @@ export interface Query {
   /** the `as_of` instant T in µs, or null for no time filter */
   readonly asOfUs: number | null;
   readonly filters: readonly FilterClause[];
+  /** `generation=N` (contract 12): answer from generation N; null = the served one */
+  readonly generation: number | null;
   /** the raw cursor token, decoded against a generation later */
   readonly cursor: string | null;
   /** the dataset and every parameter but `cursor`, normalised: equal for equivalent queries */

@@ -1,19 +1,24 @@
-/** Bytes of one slot: a row rendered longer than this is never kept. */
-export const ROW_SLOT_BYTES = 512;
+import type { Column } from '../store/column.js';
+import {
+  allocateRowArena,
+  ROW_SLOT_BYTES,
+  TAG_GEN,
+  TAG_HI,
+  TAG_KIND,
+  TAG_LEN,
+  TAG_LO,
+  TAG_REF,
+  TAG_ROW,
+  TAG_SEQ,
+  TAG_WORDS,
+  type RowArenaMemory,
+} from './row-arena.js';
+import type { RowOwner } from './row-owner.js';
+import { RowOwners } from './row-owners.js';
 
-/** Owner ids of this thread: a RowCache tells row writers (tables, generations, layouts, formats) apart by them. */
-let nextOwner = 0;
+export { ROW_SLOT_BYTES } from './row-arena.js';
 
-/**
- * A fresh owner id for a RowCache, unique on this thread. Every row writer whose text
- * differs (another generation, another column projection, another format) takes its own,
- * so a tag can never match text another writer wrote for the same row id.
- */
-export function newRowCacheOwner(): number {
-  return nextOwner++;
-}
-
-/** What a RowCache has done since it was made (tests assert hits, operators read the rates). */
+/** What a RowCache has done since it was made, on its thread (tests assert hits, operators read the rates). */
 export interface RowCacheStats {
   readonly hits: number;
   readonly misses: number;
@@ -22,80 +27,204 @@ export interface RowCacheStats {
   readonly slots: number;
 }
 
+/** Int32 words and DataView words agree on byte order only when told the platform's. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**
- * Rendered rows kept for reuse, one per serving thread, shared by every dataset,
- * generation and text format that thread writes. A walk-forward loop asks for [D-90, D] as
- * of D, then for [D-89, D+1] as of D+1: the two answers share almost every row (the same
- * physical versions), so the second one mostly copies bytes instead of formatting them again.
+ * x86 keeps loads in program order (TSO), so a hit's version re-read already comes after
+ * its copy; weakly ordered CPUs (arm64) need a store-release between them. The store
+ * costs about as much as copying a short row, so it is paid only where it is needed.
+ */
+const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
+
+/**
+ * One serving thread's view of the row arena: rendered rows kept for reuse, shared by
+ * every serving thread and by every dataset, generation and text format they write. A
+ * walk-forward loop asks for [D-90, D] as of D, then for [D-89, D+1] as of D+1: the two
+ * answers share almost every row (the same physical versions), so the second one mostly
+ * copies bytes instead of formatting them again, whichever thread wrote them first.
  *
- * Storage is sized once: fixed slots of ROW_SLOT_BYTES, direct-mapped by (owner, row),
- * each tagged with its owner id and row id. An owner is one row writer of one generation
- * of one dataset, so a tag can never match a row of another table, generation or format; a
- * newer row simply overwrites the slot. Nothing needs clearing.
+ * Fixed slots of ROW_SLOT_BYTES on shared memory, each tagged with the full RowOwner
+ * (generation uid, layout, format) and the row id, so a tag never matches text of another
+ * table, generation, layout or format; a newer row simply overwrites a slot and nothing
+ * needs clearing. A row may sit in two slots, row + spread and row + spread2 (2-way): a
+ * walk-forward window is a run of consecutive rows, so with one candidate two loops whose
+ * runs land on the same slots would evict each other on every step; with two, the second
+ * one settles in its other slots. Which one a row takes: a free one or its own, else one
+ * not copied since the last contest (the REF hint), else the second (contest ages both).
  *
- * The protocol is `find` then, on a miss, write the row and `keep` it; a writer never
- * touches the arrays below (they are public for tests that prove a hit came from here).
+ * Lock-free, one version word per slot (a seqlock). A writer claims a slot by moving its
+ * even version to odd with compareExchange, writes text and tag, and publishes the next
+ * even version; a writer that loses the claim just does not keep its row. A reader
+ * checks the version is even and the tag is its own, copies, and re-reads the version:
+ * any change means a writer was in the slot and the copy is a miss (the caller then
+ * renders over the bytes it copied). Text is copied a word at a time without views, so a
+ * hit allocates nothing.
+ *
+ * The protocol is `copy` then, on a miss, write the row and `keep` it. Counters are this
+ * thread's.
  */
 export class RowCache {
   /** slots - 1 (slots is a power of two) */
   readonly mask: number;
-  /** per slot: owner id of the row it holds, -1 when empty */
-  readonly owner: Int32Array;
-  /** per slot: the physical row id */
-  readonly row: Int32Array;
-  /**
-   * per slot: a view of its row's bytes in `bytes`, made when the row is stored, so a hit
-   * copies without allocating a view (one small object per filled slot, not per hit)
-   */
-  readonly text: Array<Uint8Array | undefined>;
-  /** slot i's bytes start at i·ROW_SLOT_BYTES */
+  /** TAG_WORDS per slot (row-arena.ts); public for tests that inspect and tamper with slots */
+  readonly tags: Int32Array;
+  /** slot i's text starts at i·ROW_SLOT_BYTES */
   readonly bytes: Uint8Array;
+  /** the same memory as words, for copying */
+  private readonly words: Int32Array;
+  /** this thread's own cell: a store to it orders a hit's copy before its version re-read (FENCE_BEFORE_RECHECK) */
+  private readonly fence = new Int32Array(new SharedArrayBuffer(64));
+  /** the generations this thread writes, to derive owners from column lists */
+  readonly owners = new RowOwners();
   private hits = 0;
   private misses = 0;
   private evictions = 0;
 
-  /** Uses at most maxBytes for row text (at least one slot). */
-  constructor(maxBytes: number) {
-    let slots = 1;
-    while (slots * 2 * ROW_SLOT_BYTES <= maxBytes) slots *= 2;
-    this.mask = slots - 1;
-    this.owner = new Int32Array(slots).fill(-1);
-    this.row = new Int32Array(slots);
-    this.text = new Array<Uint8Array | undefined>(slots).fill(undefined);
-    this.bytes = new Uint8Array(slots * ROW_SLOT_BYTES);
+  constructor(readonly memory: RowArenaMemory) {
+    this.tags = new Int32Array(memory.tags);
+    this.bytes = new Uint8Array(memory.bytes);
+    this.words = new Int32Array(memory.bytes);
+    this.mask = this.bytes.length / ROW_SLOT_BYTES - 1;
+  }
+
+  /** A cache on fresh memory of its own, at most maxBytes of text (one thread: tests, benches, a single serving thread). */
+  static allocate(maxBytes: number): RowCache {
+    return new RowCache(allocateRowArena(maxBytes));
   }
 
   get slots(): number {
     return this.mask + 1;
   }
 
-  /** The slot of (owner, row): owners are spread over the slots so two tables' row 0 do not collide. */
-  private slotOf(owner: number, row: number): number {
-    return (row + Math.imul(owner + 1, 0x9e3779b1)) & this.mask;
+  /** The first candidate slot of (owner, row). */
+  slotOf(owner: RowOwner, row: number): number {
+    return (row + owner.spread) & this.mask;
   }
 
-  /** The text `owner` wrote for `row`, or undefined when the cache does not hold it. */
-  find(owner: number, row: number): Uint8Array | undefined {
-    const slot = this.slotOf(owner, row);
-    if (this.row[slot] === row && this.owner[slot] === owner) {
-      this.hits++;
-      return this.text[slot];
+  /** The second candidate slot of (owner, row) (the same as the first with one slot). */
+  otherSlotOf(owner: RowOwner, row: number): number {
+    return (row + owner.spread2) & this.mask;
+  }
+
+  /** Registers generation `gen`'s columns (see RowOwners.register). */
+  register(gen: number, columns: readonly Column[]): void {
+    this.owners.register(gen, columns);
+  }
+
+  /**
+   * Copies the text `owner` wrote for `row` to dst at p (dv views dst; room for the row is
+   * reserved there) and returns its end, or -1 when the arena does not hold it (dst past p
+   * may then hold garbage, which the caller's render overwrites).
+   */
+  copy(owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
+    const first = (row + owner.spread) & this.mask;
+    let end = this.copyFrom(first, owner, row, dst, dv, p);
+    if (end < 0) {
+      const second = (row + owner.spread2) & this.mask;
+      if (second !== first) end = this.copyFrom(second, owner, row, dst, dv, p);
     }
-    this.misses++;
-    return undefined;
+    if (end < 0) this.misses++;
+    else this.hits++;
+    return end;
   }
 
-  /** Keeps src[start..end) as the text `owner` wrote for `row`; a row longer than a slot is not kept. */
-  keep(owner: number, row: number, src: Uint8Array, start: number, end: number): void {
-    if (end - start > ROW_SLOT_BYTES) return;
-    const slot = this.slotOf(owner, row);
-    if (this.owner[slot] !== -1) this.evictions++;
+  /** copy from one slot: the seqlock read. */
+  private copyFrom(slot: number, owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
+    const t = this.tags;
+    const s = slot * TAG_WORDS;
+    const seq = Atomics.load(t, s + TAG_SEQ);
+    if (
+      (seq & 1) !== 0 ||
+      seq === 0 ||
+      t[s + TAG_ROW] !== row ||
+      t[s + TAG_GEN] !== owner.gen ||
+      t[s + TAG_LO] !== owner.layoutLo ||
+      t[s + TAG_HI] !== owner.layoutHi ||
+      t[s + TAG_KIND] !== owner.kind
+    )
+      return -1;
+    const len = t[s + TAG_LEN]!;
+    // A torn length (a writer came in) must not write past dst: such a copy is a miss anyway.
+    if (len < 0 || len > ROW_SLOT_BYTES || p + len > dst.length) return -1;
+    const words = this.words;
+    let w = slot * (ROW_SLOT_BYTES >> 2);
+    let k = 0;
+    for (; k + 4 <= len; k += 4) dv.setInt32(p + k, words[w++]!, LITTLE_ENDIAN);
+    const bytes = this.bytes;
     const at = slot * ROW_SLOT_BYTES;
-    const t = this.bytes.subarray(at, at + end - start);
-    t.set(src.subarray(start, end));
-    this.text[slot] = t;
-    this.row[slot] = row;
-    this.owner[slot] = owner;
+    for (; k < len; k++) dst[p + k] = bytes[at + k]!;
+    if (FENCE_BEFORE_RECHECK) Atomics.store(this.fence, 0, seq);
+    if (Atomics.load(t, s + TAG_SEQ) !== seq) return -1;
+    // A hint only (a racing writer may clear or keep it): written when it changes, so hot
+    // rows do not make every hit a store to a line other threads read.
+    if (t[s + TAG_REF] === 0) t[s + TAG_REF] = 1;
+    return p + len;
+  }
+
+  /**
+   * Keeps src[start..end) (dv views src) as the text `owner` wrote for `row`; a row longer
+   * than a slot is not kept, nor one whose slot another thread is writing.
+   */
+  keep(owner: RowOwner, row: number, src: Uint8Array, dv: DataView, start: number, end: number): void {
+    const len = end - start;
+    if (len > ROW_SLOT_BYTES) return;
+    const t = this.tags;
+    const slot = this.slotToKeep(owner, row);
+    const s = slot * TAG_WORDS;
+    const seq = Atomics.load(t, s + TAG_SEQ);
+    if ((seq & 1) !== 0 || Atomics.compareExchange(t, s + TAG_SEQ, seq, seq + 1) !== seq) return;
+    // An acquiring load after the claim: on weakly ordered CPUs the writes below cannot
+    // become visible before the odd version does.
+    Atomics.load(t, s + TAG_SEQ);
+    if (seq !== 0 && !this.holds(s, owner, row)) this.evictions++;
+    const words = this.words;
+    let w = slot * (ROW_SLOT_BYTES >> 2);
+    let k = 0;
+    for (; k + 4 <= len; k += 4) words[w++] = dv.getInt32(start + k, LITTLE_ENDIAN);
+    const bytes = this.bytes;
+    const at = slot * ROW_SLOT_BYTES;
+    for (; k < len; k++) bytes[at + k] = src[start + k]!;
+    t[s + TAG_ROW] = row;
+    t[s + TAG_GEN] = owner.gen;
+    t[s + TAG_LO] = owner.layoutLo;
+    t[s + TAG_HI] = owner.layoutHi;
+    t[s + TAG_KIND] = owner.kind;
+    t[s + TAG_LEN] = len;
+    t[s + TAG_REF] = 1;
+    Atomics.store(t, s + TAG_SEQ, seq + 2);
+  }
+
+  /**
+   * Which candidate slot a kept row goes to: an empty one or one holding this very row,
+   * else one whose row was not copied since the last contest, else the second, and both
+   * lose their REF (a row that is not copied again before the next contest goes then).
+   * Plain reads: a racing writer only makes the choice worse, never the text wrong.
+   */
+  private slotToKeep(owner: RowOwner, row: number): number {
+    const t = this.tags;
+    const a = (row + owner.spread) & this.mask;
+    const b = (row + owner.spread2) & this.mask;
+    const sa = a * TAG_WORDS;
+    if (a === b || t[sa + TAG_SEQ] === 0 || this.holds(sa, owner, row)) return a;
+    const sb = b * TAG_WORDS;
+    if (t[sb + TAG_SEQ] === 0 || this.holds(sb, owner, row)) return b;
+    if (t[sa + TAG_REF] === 0) return a;
+    if (t[sb + TAG_REF] === 0) return b;
+    t[sa + TAG_REF] = 0;
+    t[sb + TAG_REF] = 0;
+    return b;
+  }
+
+  /** Whether the tag at word s is (owner, row): a row kept again (by another thread) evicts nothing. */
+  private holds(s: number, owner: RowOwner, row: number): boolean {
+    const t = this.tags;
+    return (
+      t[s + TAG_ROW] === row &&
+      t[s + TAG_GEN] === owner.gen &&
+      t[s + TAG_LO] === owner.layoutLo &&
+      t[s + TAG_HI] === owner.layoutHi &&
+      t[s + TAG_KIND] === owner.kind
+    );
   }
 
   stats(): RowCacheStats {

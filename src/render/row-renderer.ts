@@ -1,7 +1,8 @@
 import type { Table } from '../store/table.js';
 import type { ByteWriter } from './byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
-import { newRowCacheOwner, type RowCache } from './row-cache.js';
+import type { RowCache } from './row-cache.js';
+import type { RowOwner } from './row-owner.js';
 
 /** Writes one row object `{...}` at p (room reserved; dv views the same bytes as b); returns the next position. */
 type RowWriter = (b: Uint8Array, dv: DataView, p: number, row: number) => number;
@@ -22,12 +23,17 @@ export class RowRenderer {
   private readonly writeRow: RowWriter;
   /** Upper bound on one row's bytes, its separating comma included. */
   readonly maxRowBytes: number;
-  /** this renderer's owner id in a RowCache: unique among the row writers of this thread */
-  readonly cacheOwner = newRowCacheOwner();
   private dvOf: Buffer | null = null;
   private dv: DataView = new DataView(new ArrayBuffer(0));
 
-  constructor(table: Pick<Table, 'columns'>) {
+  /**
+   * `owner` tags this renderer's rows in a RowCache (the same on every thread for the same
+   * generation and columns); null: its rows are never cached.
+   */
+  constructor(
+    table: Pick<Table, 'columns'>,
+    readonly owner: RowOwner | null = null,
+  ) {
     const writers: CellWriter[] = [];
     const body: string[] = [];
     let max = 3; // `,{` and `}`
@@ -93,13 +99,17 @@ export class RowRenderer {
   }
 
   /**
-   * writeRows, reusing rows this renderer has written before from `cache` and keeping the
-   * ones it renders: the same bytes either way.
+   * writeRows, reusing rows written before (by this renderer or by an equal one on another
+   * thread) from `cache` and keeping the ones it renders: the same bytes either way.
    */
   writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
+    const owner = this.owner;
+    if (owner === null) {
+      this.writeRows(out, rows, count);
+      return;
+    }
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
-    const owner = this.cacheOwner;
     let p = out.pos;
     let b = this.room(out, p);
     let dv = this.dv;
@@ -111,13 +121,11 @@ export class RowRenderer {
       }
       if (i > 0) b[p++] = 0x2c;
       const row = rows[i]!;
-      const t = cache.find(owner, row);
-      if (t !== undefined) {
-        b.set(t, p);
-        p += t.length;
-      } else {
+      const copied = cache.copy(owner, row, b, dv, p);
+      if (copied >= 0) p = copied;
+      else {
         const end = writeRow(b, dv, p, row);
-        cache.keep(owner, row, b, p, end);
+        cache.keep(owner, row, b, dv, p, end);
         p = end;
       }
     }
@@ -131,14 +139,13 @@ export class RowRenderer {
    * computed fields around the stored ones (json-row-layout.ts).
    */
   writeRowAt(b: Buffer, p: number, row: number, cache: RowCache | null): number {
-    if (cache === null) return this.writeRow(b, this.viewOf(b), p, row);
-    const t = cache.find(this.cacheOwner, row);
-    if (t !== undefined) {
-      b.set(t, p);
-      return p + t.length;
-    }
-    const end = this.writeRow(b, this.viewOf(b), p, row);
-    cache.keep(this.cacheOwner, row, b, p, end);
+    const dv = this.viewOf(b);
+    const owner = this.owner;
+    if (cache === null || owner === null) return this.writeRow(b, dv, p, row);
+    const copied = cache.copy(owner, row, b, dv, p);
+    if (copied >= 0) return copied;
+    const end = this.writeRow(b, dv, p, row);
+    cache.keep(owner, row, b, dv, p, end);
     return end;
   }
 }

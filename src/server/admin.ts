@@ -1,5 +1,5 @@
 import type { DatasetRegistry } from './dataset-registry.js';
-import type { RetentionStats } from './generation-retention.js';
+import type { RetainedGenerations } from './retained-generations.js';
 import type { CheckReport, SnapshotLoader } from './snapshot-loader.js';
 
 /** Bodies of the operational endpoints (admin keys only). Cold paths: JSON.stringify is fine. */
@@ -17,7 +17,8 @@ export function createAdminOps(
   registry: DatasetRegistry,
   loader: SnapshotLoader,
   metricsText: () => Promise<string>,
-  retention: { stats(): RetentionStats } | null = null,
+  /** the memory budget's view; null = no retention block in /admin/status */
+  retained: Pick<RetainedGenerations, 'stats'> | null = null,
 ): AdminOps {
   return {
     async metrics() {
@@ -39,12 +40,13 @@ export function createAdminOps(
       );
     },
     async status() {
-      const memory = process.memoryUsage();
-      const r = retention?.stats() ?? null;
+      const r = retained?.stats() ?? null;
+      const mem = process.memoryUsage();
       return Buffer.from(
         JSON.stringify({
           ready: registry.ready,
-          process: { rss: memory.rss, heap_used: memory.heapUsed, external: memory.external, array_buffers: memory.arrayBuffers },
+          process: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external },
+          // Superseded generations under the one memory budget (--retain-memory, --cursor-idle).
           retention:
             r === null
               ? null
@@ -52,8 +54,8 @@ export function createAdminOps(
                   budget_bytes: r.budgetBytes,
                   held_bytes: r.heldBytes,
                   live_bytes: r.liveBytes,
-                  cursor_idle_seconds: r.cursorIdleMs / 1000,
-                  generations: r.generations.map((e) => ({ dataset: e.dataset, generation: e.generation, bytes: e.bytes, last_used: iso(e.lastUsedMs) })),
+                  cursor_idle_ms: r.cursorIdleMs,
+                  generations: r.entries.map((e) => ({ dataset: e.dataset, generation: e.generation, bytes: e.bytes, last_used: iso(e.lastUsedMs) })),
                 },
           datasets: registry.slots.map((s) => {
             const g = s.current;

@@ -8,10 +8,12 @@ import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
 import { renderError } from '../render/error-body.js';
+import type { RowArenaMemory } from '../render/row-arena.js';
 import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
 import { createDataEndpoint, type DataEndpoint } from './data-endpoint.js';
+import type { GenerationSupply } from './generation-supply.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import { DatasetSlot } from './dataset-slot.js';
 import { notServedHere } from './not-served.js';
@@ -31,6 +33,8 @@ export interface ApiDeps {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
   readonly rowCacheBytes?: number;
+  /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of rowCacheBytes */
+  readonly rowArena?: RowArenaMemory | null;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
   /** this serving thread's request counters; absent = none kept */
@@ -39,6 +43,8 @@ export interface ApiDeps {
   readonly authThrottle?: AuthThrottle;
   /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`); absent = none */
   readonly trustedProxies?: TrustedProxies;
+  /** where generations this thread does not hold come from (contract 12); absent = nowhere */
+  readonly supply?: GenerationSupply;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
@@ -62,13 +68,18 @@ function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
 /**
  * The whole API as a plain function of a request: route -> authenticate -> rate-limit ->
  * handler (parse -> resolve -> write for data). No socket here; the uWS layer only moves
- * bytes. Data requests are answered synchronously, so the generation a request reads
- * cannot change under it. Routes are a table (api-routes.ts); every error is an ApiError
+ * bytes. A data request pins its generation once and holds it to the end, so a refresh
+ * cannot change it under the request (even one answered after loading a generation). Routes are a table (api-routes.ts); every error is an ApiError
  * carrying its own headers, answered here.
  */
 export function createApiHandler(deps: ApiDeps): ApiHandler {
   const { registry, keys, limiter, clock, ids, log } = deps;
-  const serveData = createDataEndpoint(registry, clock, { responseCacheBytes: deps.responseCacheBytes ?? 0, rowCacheBytes: deps.rowCacheBytes ?? 0 });
+  const serveData = createDataEndpoint(registry, clock, {
+    responseCacheBytes: deps.responseCacheBytes ?? 0,
+    rowCacheBytes: deps.rowCacheBytes ?? 0,
+    rowArena: deps.rowArena ?? null,
+    supply: deps.supply ?? null,
+  });
   const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry.selection));
   /** the metrics label of each route, found by identity (the router hands back the table's objects) */

@@ -23,12 +23,15 @@ import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
 import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
+import { allocateRowArena, type RowArenaMemory } from '../render/row-arena.js';
 import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { pinRequest, type DataEndpointKind, type Resolvers } from './data-page.js';
+import { MissingGeneration, pinRequest, type DataEndpointKind, type PinContext, type Resolvers } from './data-page.js';
 import type { Generation } from './generation.js';
+import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
+import { ApiError } from '../errors.js';
 import { normalisedText, ResponseCache, responseKey, type CachedHead, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
@@ -59,6 +62,10 @@ export interface DataEndpointOptions {
   readonly responseCacheBytes: number;
   /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
   readonly rowCacheBytes: number;
+  /** a row arena shared with other serving threads, used instead of a fresh one of rowCacheBytes; null = none */
+  readonly rowArena?: RowArenaMemory | null;
+  /** where generations this thread does not hold come from (contract 12); null = nowhere (cursor_expired, generation_unavailable) */
+  readonly supply?: GenerationSupply | null;
 }
 
 /** Bodies under this go out plain whatever Accept-Encoding says (contract 9 allows it; a header costs more than it saves). */
@@ -71,7 +78,21 @@ const COMPRESS_MIN_BYTES = 1024;
 const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
+/**
+ * `as_of` and `generation` both given (contract 12): the answer never changes. `private`,
+ * not `public`: the answer is behind an API key that shared caches do not vary on, so only
+ * the client's own cache may keep it.
+ */
+const IMMUTABLE: readonly [string, string] = ['cache-control', 'private, max-age=31536000, immutable'];
 
+/** A generation that could not be fetched: the contract's 400 (503 while the source is unreachable); any other failure stays a fault (500, logged). */
+function unavailable(missing: MissingGeneration, e: unknown): unknown {
+  if (!(e instanceof GenerationUnavailableError)) return e;
+  if (e.kind === 'unreachable') return new ApiError('dataset_unavailable', e.message, undefined, [['Retry-After', '30']]);
+  if (missing.viaCursor)
+    return new ApiError('cursor_expired', `the snapshot generation of this cursor can no longer be served (${e.message}); start the query again`, 'cursor');
+  return new ApiError('generation_unavailable', e.message, 'generation');
+}
 /** The stored part of the output layout: the generation's own list for every column (one array, found by identity), or a projection. */
 function layoutOf(gen: Generation, projection: readonly number[] | null): readonly OutputColumn[] {
   return projection === null ? gen.outputColumns : projection.map((i) => gen.outputColumns[i]!);
@@ -93,12 +114,22 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const tail = new ByteWriter(2048);
   let encodedOut = Buffer.allocUnsafe(64 * 1024);
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
-  const rowCache = options.rowCacheBytes > 0 ? new RowCache(options.rowCacheBytes) : null;
-  const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(rowCache), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
+  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
+  const rowCache = arena === null ? null : new RowCache(arena);
+  const writers: Readonly<Record<Format, FormatWriter>> = {
+    json: new JsonFormatWriter(rowCache),
+    csv: new CsvFormatWriter(rowCache),
+    arrow: new ArrowFormatWriter(),
+  };
   const cache = options.responseCacheBytes > 0 ? new ResponseCache(options.responseCacheBytes) : null;
 
-  function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null): HeaderList {
+  const supply = options.supply ?? null;
+  /** the synchronous path pins with nothing fetched; the asynchronous one with what it fetched */
+  const direct: PinContext = { registry, supply, fetched: null };
+
+  function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null, immutable: boolean): HeaderList {
     const h: HeaderList = [VARY, ['etag', etag]];
+    if (immutable) h.push(IMMUTABLE);
     if (encoding !== null) h.push(['content-encoding', encoding]);
     appendEnvelopeHeaders(h, { ...meta, dataAgeHours: dataAgeHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
     return h;
@@ -134,11 +165,42 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     writer.writeTail(tail, meta, stamp);
   }
 
+  /**
+   * A request naming a generation this thread does not hold: fetch it (the loading thread
+   * loads it from history/ once, whoever asks), then answer as usual with it. The request's
+   * fields are plain values (read before any await); the body of an async answer is owned.
+   */
+  const fetchThenAnswer = (missing: MissingGeneration, slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind): Promise<DataAnswer> => {
+    if (supply === null)
+      return Promise.reject(
+        unavailable(missing, new GenerationUnavailableError('gone', `generation ${missing.number} of ${slot.id} is not held by this server`)),
+      );
+    return supply.fetch(slot, missing.number).then(
+      (fetched) => {
+        const a = answer(slot, req, recordId, kind, { registry, supply, fetched });
+        return isPromise(a) ? a : { ...a, body: Buffer.from(a.body) };
+      },
+      (e: unknown) => {
+        throw unavailable(missing, e);
+      },
+    );
+  };
+
   const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
+    try {
+      return answer(slot, req, recordId, kind, direct);
+    } catch (e) {
+      if (e instanceof MissingGeneration) return fetchThenAnswer(e, slot, req, recordId, kind);
+      throw e;
+    }
+  };
+
+  const answer = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind, ctx: PinContext): DataAnswer | Promise<DataAnswer> => {
     const p = splitPresentation(req.rawQuery);
     const format = negotiateFormat(p.format, req.accept);
-    const pinned = pinRequest(kind, resolvers, registry, slot, p.rest);
+    const pinned = pinRequest(kind, resolvers, ctx, slot, p.rest);
     const gen = pinned.gen;
+    const immutable = pinned.immutable;
     const table = gen.table;
     const projection = parseProjection(
       p.columns,
@@ -150,7 +212,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const etag = etagOf(slot.id, gen.number, normalised);
     const writer = writers[format];
     if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
-      return { status: 304, headers: [VARY, ['etag', etag]], contentType: writer.contentType, body: new Uint8Array(0), rows: 0, format };
+      return {
+        status: 304,
+        headers: immutable ? [VARY, ['etag', etag], IMMUTABLE] : [VARY, ['etag', etag]],
+        contentType: writer.contentType,
+        body: new Uint8Array(0),
+        rows: 0,
+        format,
+      };
     }
     const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
     const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
@@ -159,13 +228,15 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       writeTail(writer, hit.meta, stamp);
       return {
         status: 200,
-        headers: headers(hit.meta, req, etag, hit.encoding),
+        headers: headers(hit.meta, req, etag, hit.encoding, immutable),
         contentType: writer.contentType,
         body: assembleHit(hit),
         rows: hit.meta.count,
         format,
       };
     }
+    // Row writers tag their text by this generation's uid (cheap once it is known).
+    rowCache?.register(gen.uid, table.columns);
     const page = pinned.resolve(layoutOf(gen, projection));
     const meta = page.meta;
     out.reset();
@@ -179,16 +250,27 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
         writeTail(writer, meta, stamp);
         const body = Buffer.from(assemble(encoded));
-        return { status: 200, headers: headers(meta, req, etag, enc), contentType: writer.contentType, body, rows: meta.count, format };
+        return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
     const head = encoding === null ? bytes : encodeHead(bytes, encoding);
     if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
     if (head instanceof Uint8Array) encoding = null;
     writeTail(writer, meta, stamp);
-    return { status: 200, headers: headers(meta, req, etag, encoding), contentType: writer.contentType, body: assemble(head), rows: meta.count, format };
+    return {
+      status: 200,
+      headers: headers(meta, req, etag, encoding, immutable),
+      contentType: writer.contentType,
+      body: assemble(head),
+      rows: meta.count,
+      format,
+    };
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),
   });
+}
+
+function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown }).then === 'function';
 }

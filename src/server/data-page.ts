@@ -14,6 +14,7 @@ import { dayEndUs } from '../time/instant.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
+import type { GenerationSupply } from './generation-supply.js';
 
 /** Why a dataset has nothing to serve, in words for the caller (details are in /admin/status and the log). */
 const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
@@ -34,6 +35,32 @@ export interface PinnableQuery {
   readonly canonical: string;
   readonly fingerprint: number;
   readonly cursor: string | null;
+  /** `generation=N` (contract 12); null = the served one */
+  readonly generation: number | null;
+}
+
+/**
+ * How a request is pinned to its generation: the registry, who hears that a superseded
+ * generation was used (the memory budget), and a generation fetched for this very request
+ * (after a MissingGeneration), which answers it even if released meanwhile.
+ */
+export interface PinContext {
+  readonly registry: DatasetRegistry;
+  readonly supply: GenerationSupply | null;
+  readonly fetched: Generation | null;
+}
+
+/**
+ * Thrown by pin when the generation a request names (its cursor's or `generation=N`) is not
+ * held on this thread: the caller fetches it (GenerationSupply) and pins again. Not an
+ * error of the caller's: only when the fetch fails is the answer 400.
+ */
+export class MissingGeneration {
+  constructor(
+    readonly number: number,
+    /** named by a cursor (a failure is cursor_expired) or by `generation` (generation_unavailable) */
+    readonly viaCursor: boolean,
+  ) {}
 }
 
 /** A data request parsed and pinned to the generation that answers it. */
@@ -55,6 +82,8 @@ export interface PinnedRequest {
   readonly gen: Generation;
   readonly canonical: string;
   readonly cursor: string | null;
+  /** `as_of` and `generation` both fixed (contract 12): the answer never changes, so it may be cached as immutable */
+  readonly immutable: boolean;
   /** resolve: the page and its envelope, with `stored` (every stored column, or a projection) as the stored part of the layout */
   resolve(stored: readonly OutputColumn[]): ResolvedPage;
 }
@@ -66,33 +95,40 @@ export interface Resolvers {
   readonly vintages: VintagesResolver;
 }
 
-/** parse -> pin for one endpoint: throws the contract's 400s, and 503 while nothing is loaded. */
-export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, registry: DatasetRegistry, slot: DatasetSlot, rawQuery: string): PinnedRequest {
+/**
+ * parse -> pin for one endpoint: throws the contract's 400s, 503 while nothing is loaded,
+ * and MissingGeneration when the generation it names must be fetched first.
+ */
+export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, ctx: PinContext, slot: DatasetSlot, rawQuery: string): PinnedRequest {
   switch (kind) {
     case 'rows': {
-      const located = locateQuery(registry, slot, rawQuery);
+      const located = pin(ctx, slot, parseQuery(rawQuery, slot.product, slot.dataset));
       return {
         gen: located.gen,
         canonical: located.query.canonical,
         cursor: located.query.cursor,
+        immutable: located.query.asOfUs !== null && located.query.generation !== null,
         resolve: (stored) => resolveDataPage(resolvers.rows, located, stored),
       };
     }
     case 'walk_forward': {
-      const located = pin(registry, slot, parseWalkForward(rawQuery, slot.product, slot.dataset));
+      const located = pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset));
       return {
         gen: located.gen,
         canonical: located.query.canonical,
         cursor: located.query.cursor,
+        // Each decision date is its own as_of: with a generation, nothing of the answer can change.
+        immutable: located.query.generation !== null,
         resolve: (stored) => resolveWalkForwardPage(resolvers.walkForward, located, stored),
       };
     }
     case 'vintages': {
-      const located = pin(registry, slot, parseVintages(rawQuery, slot.product, slot.dataset));
+      const located = pin(ctx, slot, parseVintages(rawQuery, slot.product, slot.dataset));
       return {
         gen: located.gen,
         canonical: located.query.canonical,
         cursor: located.query.cursor,
+        immutable: located.query.asOfUs !== null && located.query.generation !== null,
         resolve: (stored) => resolveVintagesPage(resolvers.vintages, located, stored),
       };
     }
@@ -100,32 +136,34 @@ export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, registr
 }
 
 /**
- * The generation answering a parsed query: the current one, or its cursor's (contract 2:
- * a chain is answered from one generation). 400 for a cursor of another query or one
- * that does not decode, 400 cursor_expired when its generation is gone, 503 when the
- * dataset has nothing loaded.
+ * The generation answering a parsed query: its cursor's (contract 2: a chain is answered
+ * from one generation), the one `generation=N` names (contract 12), or the current one.
+ * 400 for a cursor of another query or one that does not decode, MissingGeneration when
+ * the generation named is not held here, 503 when the dataset has nothing loaded.
  */
-export function pin<Q extends PinnableQuery>(registry: DatasetRegistry, slot: DatasetSlot, query: Q): LocatedQuery<Q> {
+export function pin<Q extends PinnableQuery>(ctx: PinContext, slot: DatasetSlot, query: Q): LocatedQuery<Q> {
+  const { registry } = ctx;
   let gen = slot.current;
   // Retry-After (RFC 9110 10.2.3): a hint for clients that retry (the typed client honours it).
   if (gen === null && !registry.ready) throw new ApiError('not_ready', 'the server is still loading snapshots; retry shortly', undefined, RETRY_SOON);
   if (gen === null) throw new ApiError('dataset_unavailable', `${slot.id} is not loaded: ${UNAVAILABLE[slot.state]}`, undefined, RETRY_LATER);
   let resume: Resume = null;
+  let wanted = query.generation;
   if (query.cursor !== null) {
     const c = decodeCursor(query.cursor);
     if (c === null || c.fingerprint !== query.fingerprint) {
       throw new ApiError('invalid_cursor', 'cursor is malformed or belongs to a different query', 'cursor');
     }
-    gen = slot.find(c.generation);
-    if (gen === null) throw new ApiError('cursor_expired', 'the snapshot generation of this cursor is no longer served; start the query again', 'cursor');
+    wanted = c.generation;
     resume = c;
   }
+  if (wanted !== null && wanted !== gen.number) {
+    const held = ctx.fetched?.number === wanted ? ctx.fetched : slot.find(wanted);
+    if (held === null) throw new MissingGeneration(wanted, resume !== null);
+    ctx.supply?.touched(slot, wanted);
+    gen = held;
+  }
   return { slot, query, gen, resume };
-}
-
-/** `GET /{product}/{dataset}`: parse and pin (the file channel calls this too). */
-export function locateQuery(registry: DatasetRegistry, slot: DatasetSlot, rawQuery: string): LocatedQuery {
-  return pin(registry, slot, parseQuery(rawQuery, slot.product, slot.dataset));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { PRODUCTS } from '../catalog/products.js';
-import { DatasetSlot, holdAll, type SlotRetention } from './dataset-slot.js';
+import { DatasetSlot } from './dataset-slot.js';
 
 /**
  * The named datasets (spec 2.2) this replica serves, each in its slot (all nine unless
@@ -14,12 +14,10 @@ export class DatasetRegistry {
   private _draining = false;
 
   constructor(
-    /** how long superseded generations stay (the loading thread's budget, or its relayed decisions) */
-    retention: SlotRetention = holdAll,
     /** the datasets this replica loads and serves; the others answer 404 */
     readonly selection: DatasetSelection = DatasetSelection.all(),
   ) {
-    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d, retention)));
+    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d)));
     this.byId = new Map(this.slots.map((s) => [s.id, s]));
   }
 

@@ -4,21 +4,6 @@ import type { Generation } from './generation.js';
 
 export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreachable';
 
-/**
- * Who decides how long a superseded generation stays: the process-wide budget on the
- * loading thread (generation-retention.ts), or, on a serving thread, the loading thread's
- * decisions relayed to it. The slot only holds what it is told to hold.
- */
-export interface SlotRetention {
-  /** `next` is served now; `prev` (null at the first load) was superseded and is held until released. */
-  swapped(slot: DatasetSlot, prev: Generation | null, next: Generation): void;
-  /** A cursor was answered from superseded generation `number`: it is in use. */
-  used(slot: DatasetSlot, number: number): void;
-}
-
-/** Holds every superseded generation until released (tests and tools that manage nothing). */
-export const holdAll: SlotRetention = { swapped: () => undefined, used: () => undefined };
-
 /** What a serving thread mirrors of a slot the loading thread owns (serving-messages.ts). */
 export interface SlotStatus {
   readonly state: SlotState;
@@ -28,8 +13,10 @@ export interface SlotStatus {
 
 /**
  * One named dataset: its serving generation, and the superseded ones kept so that a cursor
- * chain started on them can finish. Swapping is one assignment: a request reads `current`
- * once and uses that generation to the end.
+ * chain started on them can finish (or loaded again from history/ for a cursor or a
+ * `generation=N`). Swapping is one assignment: a request reads `current` once and uses
+ * that generation to the end. Which superseded generations stay is not decided here: the
+ * process-wide memory budget (retained-generations.ts) releases them, on every thread.
  *
  * The slot owns its state: every transition is a method here, and the fields are read-only
  * outside (the loader decides *when*, the slot decides *what changes*).
@@ -41,13 +28,11 @@ export class DatasetSlot {
   private _current: Generation | null = null;
   private _lastError: string | null = null;
   private _lastCheckMs: number | null = null;
-  /** superseded generations still held for cursor chains, by number */
   private readonly retained = new Map<number, Generation>();
 
   constructor(
     readonly product: ProductSpec,
     readonly dataset: string,
-    private readonly retention: SlotRetention = holdAll,
   ) {
     this.id = `${product.id}/${dataset}`;
     this.floorUs = dayEndUs(parseDate(product.floor)!);
@@ -67,35 +52,30 @@ export class DatasetSlot {
     return this._lastCheckMs;
   }
 
-  /** Serves `next` from now on; the previous generation stays reachable for cursors until the retention releases it. */
+  /** Serves `next` from now on; the previous generation stays reachable for cursors until released. */
   swap(next: Generation): void {
     const prev = this._current;
     this._current = next;
     this._state = 'loaded';
     this._lastError = null;
-    const superseded = prev !== null && prev.number !== next.number ? prev : null;
-    if (superseded !== null) this.retained.set(superseded.number, superseded);
+    if (prev !== null && prev.number !== next.number) this.retained.set(prev.number, prev);
     this.retained.delete(next.number);
-    this.retention.swapped(this, superseded, next);
   }
 
-  /** A generation by number: the current one or a retained one (now in use), else null (cursor_expired). */
+  /** A generation by number: the current one or a retained one, else null (cursor_expired). */
   find(number: number): Generation | null {
     if (this._current?.number === number) return this._current;
-    const g = this.retained.get(number);
-    if (g === undefined) return null;
-    this.retention.used(this, number);
-    return g;
+    return this.retained.get(number) ?? null;
   }
 
-  /** Drops a superseded generation (the retention's decision): its memory can go once no request holds it. */
+  /** A generation loaded again (from history/) for a cursor or `generation=N`: kept until released. */
+  adopt(g: Generation): void {
+    if (this._current?.number !== g.number && !this.retained.has(g.number)) this.retained.set(g.number, g);
+  }
+
+  /** The memory budget let a superseded generation go: its cursors now reload it from history/. */
   release(number: number): void {
     this.retained.delete(number);
-  }
-
-  /** Keeps only these superseded generations (a serving thread following the loading thread's decisions). */
-  retainOnly(numbers: readonly number[]): void {
-    for (const n of [...this.retained.keys()]) if (!numbers.includes(n)) this.retained.delete(n);
   }
 
   /** Numbers of the superseded generations still kept for cursors. */

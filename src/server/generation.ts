@@ -10,6 +10,12 @@ import type { Table } from '../store/table.js';
  */
 export interface Generation {
   readonly number: number;
+  /**
+   * Unique in the process over every dataset and every load (nextGenerationUid), the same
+   * on every serving thread: what memory shared between threads (the row arena) tags a
+   * generation's text with. `number` is the source's and may come back with other data.
+   */
+  readonly uid: number;
   readonly manifest: Manifest;
   readonly table: Table;
   /** the series of each value of a series-key column, built on first use (select-series.ts) */
@@ -28,10 +34,20 @@ export interface Generation {
 /** What a generation is made of: the loader builds it, a serving thread receives it. */
 export interface GenerationParts {
   readonly number: number;
+  /** from nextGenerationUid on the loading thread; serving threads receive it */
+  readonly uid: number;
   readonly manifest: Manifest;
   readonly table: Table;
   readonly loadedAtMs: number;
   readonly loadMs: number;
+}
+
+/** The last uid handed out: only the loading thread hands them out, serving threads are told. */
+let lastUid = 0;
+
+/** A fresh Generation.uid (loading thread only). */
+export function nextGenerationUid(): number {
+  return ++lastUid;
 }
 
 /**
@@ -41,6 +57,7 @@ export interface GenerationParts {
 export function makeGeneration(p: GenerationParts): Generation {
   return {
     number: p.number,
+    uid: p.uid,
     manifest: p.manifest,
     table: p.table,
     seriesIndex: new SeriesValueIndex(p.table),

@@ -3,7 +3,7 @@ import { fromSource } from '../ops-errors.js';
 import { objectPath, type Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { makeGeneration, type Generation } from './generation.js';
+import { makeGeneration, nextGenerationUid, type Generation } from './generation.js';
 import type { TableBuilder } from './table-builder.js';
 
 /**
@@ -51,5 +51,8 @@ export async function buildGeneration(
   );
   const loadedAtMs = clock.now();
   const table = built.table;
-  return { generation: makeGeneration({ number: manifest.generation, manifest, table, loadedAtMs, loadMs: loadedAtMs - started }), bytes: built.bytes };
+  return {
+    generation: makeGeneration({ number: manifest.generation, uid: nextGenerationUid(), manifest, table, loadedAtMs, loadMs: loadedAtMs - started }),
+    bytes: built.bytes,
+  };
 }

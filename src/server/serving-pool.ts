@@ -6,9 +6,12 @@ import type { Logger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableToTransfer } from '../store/table-transfer.js';
 import type { AdminOps } from './admin.js';
+import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import type { AdminOp, FromServing, ServingCall, ServingInit, ToServing } from './serving-messages.js';
-import type { RetentionListener } from './generation-retention.js';
+import type { Generation } from './generation.js';
+import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
+import type { RetainedListener } from './retained-generations.js';
+import type { AdminOp, FromServing, GenerationMessage, ServingCall, ServingInit, ToServing } from './serving-messages.js';
 import type { SlotObserver } from './slot-observer.js';
 import { spawnModuleWorker } from './table-builder.js';
 
@@ -20,19 +23,20 @@ import { spawnModuleWorker } from './table-builder.js';
  * Built before the loader (which is told of it at construction), started once the admin
  * operations over that loader exist.
  */
-export class ServingPool implements SlotObserver, RetentionListener {
+export class ServingPool implements SlotObserver, RetainedListener {
   private workers: Worker[] = [];
   /** generation number last sent per dataset, so a state update never resends a table */
   private readonly sent = new Map<string, number>();
   private admin: AdminOps | null = null;
+  /** the loading thread's generations (memory budget + history loads), for the threads' fetches and touches */
+  private supply: GenerationSupply | null = null;
   /** calls to the threads awaiting their reply, by id */
   private readonly calls = new Map<number, (value: MetricsSnapshot | null) => void>();
   private nextCall = 0;
 
   constructor(
     private readonly log: Logger,
-    /** told when a serving thread answered a cursor from a superseded generation */
-    private readonly retention: { usedBy(dataset: string, generation: number): void } | null = null,
+    private readonly registry: DatasetRegistry,
   ) {}
 
   /**
@@ -40,8 +44,9 @@ export class ServingPool implements SlotObserver, RetentionListener {
    * cannot join a socket bound to port 0, so an ephemeral port is chosen first; should
    * another process take it in between, a fresh one is tried. Resolves to the port.
    */
-  async start(n: number, init: Omit<ServingInit, 'type' | 'thread'>, admin: AdminOps): Promise<number> {
+  async start(n: number, init: Omit<ServingInit, 'type' | 'thread'>, admin: AdminOps, supply: GenerationSupply): Promise<number> {
     this.admin = admin;
+    this.supply = supply;
     for (let attempt = 1; ; attempt++) {
       const port = init.port === 0 ? await freePort(init.host) : init.port;
       try {
@@ -60,27 +65,23 @@ export class ServingPool implements SlotObserver, RetentionListener {
     const g = slot.current;
     if (g !== null && this.sent.get(slot.id) !== g.number) {
       this.sent.set(slot.id, g.number);
-      this.broadcast({
-        type: 'generation',
-        dataset: slot.id,
-        number: g.number,
-        manifest: g.manifest,
-        table: tableToTransfer(g.table),
-        loadedAtMs: g.loadedAtMs,
-        loadMs: g.loadMs,
-        retained: slot.retainedNumbers(),
-      });
+      this.broadcast(generationMessage('generation', slot, g));
     }
     this.broadcast({ type: 'slot', dataset: slot.id, status: slot.status() });
   }
 
-  ready(): void {
-    this.broadcast({ type: 'ready' });
+  /** A generation loaded from history: every thread keeps it beside its live one (one load serves them all). */
+  adopted(slot: DatasetSlot, g: Generation): void {
+    this.broadcast(generationMessage('retained', slot, g));
   }
 
-  /** The retention released generations of this slot: every thread drops them too. */
-  retainedChanged(slot: DatasetSlot): void {
-    this.broadcast({ type: 'retained', dataset: slot.id, numbers: slot.retainedNumbers() });
+  /** The budget let it go: every thread drops its reference. */
+  released(slot: DatasetSlot, number: number): void {
+    this.broadcast({ type: 'release', dataset: slot.id, number });
+  }
+
+  ready(): void {
+    this.broadcast({ type: 'ready' });
   }
 
   /** SIGTERM: every thread's /readyz answers 503. */
@@ -146,7 +147,8 @@ export class ServingPool implements SlotObserver, RetentionListener {
         if (m.type === 'listening') resolve(m.port);
         else if (m.type === 'listen-failed') reject(new Error(m.error));
         else if (m.type === 'admin') void this.answerAdmin(w, m.id, m.op);
-        else if (m.type === 'touched') this.retention?.usedBy(m.dataset, m.generation);
+        else if (m.type === 'fetch') void this.answerFetch(w, m.id, m.dataset, m.number);
+        else if (m.type === 'touch') this.touch(m.dataset, m.number);
         else if (m.type === 'call-reply') {
           this.calls.get(m.id)?.(m.value);
           this.calls.delete(m.id);
@@ -154,6 +156,31 @@ export class ServingPool implements SlotObserver, RetentionListener {
       });
       w.postMessage(init);
     });
+  }
+
+  /**
+   * A thread lacks a generation: load it here (one load, whoever asks), then send it to the
+   * asking thread before the reply, even if the budget released it at once or the others
+   * had it already (messages to a thread arrive in order, so the reply finds it there).
+   */
+  private async answerFetch(w: Worker, id: number, dataset: string, number: number): Promise<void> {
+    const slot = this.registry.byName(dataset);
+    try {
+      if (this.supply === null || slot === undefined) throw new GenerationUnavailableError('gone', `${dataset} is not served here`);
+      const g = await this.supply.fetch(slot, number);
+      w.postMessage(generationMessage('retained', slot, g));
+      w.postMessage({ type: 'fetched', id, error: null } satisfies ToServing);
+      // Released at once (over budget): the asking request has it; the thread must not keep it.
+      if (slot.find(number) === null) w.postMessage({ type: 'release', dataset: slot.id, number } satisfies ToServing);
+    } catch (e) {
+      const error = e instanceof GenerationUnavailableError ? { kind: e.kind, message: e.message } : { kind: 'refused' as const, message: String(e) };
+      w.postMessage({ type: 'fetched', id, error } satisfies ToServing);
+    }
+  }
+
+  private touch(dataset: string, number: number): void {
+    const slot = this.registry.byName(dataset);
+    if (slot !== undefined) this.supply?.touched(slot, number);
   }
 
   private async answerAdmin(w: Worker, id: number, op: AdminOp): Promise<void> {
@@ -178,4 +205,17 @@ function freePort(host: string): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+function generationMessage(type: GenerationMessage['type'], slot: DatasetSlot, g: Generation): GenerationMessage {
+  return {
+    type,
+    dataset: slot.id,
+    number: g.number,
+    uid: g.uid,
+    manifest: g.manifest,
+    table: tableToTransfer(g.table),
+    loadedAtMs: g.loadedAtMs,
+    loadMs: g.loadMs,
+  };
 }

@@ -9,15 +9,15 @@ import { AccessLog } from '../log/access-log.js';
 import { createLogger, silentLogger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
-import { clockFromShared, type Clock } from '../time/clock.js';
+import { clockFromShared } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
-import type { SlotRetention } from './dataset-slot.js';
 import { makeGeneration } from './generation.js';
 import { RequestIds } from './request-ids.js';
 import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
 import { ServingMetrics } from './serving-metrics.js';
+import { ThreadSupply } from './thread-supply.js';
 
 /**
  * A serving thread: its own uWS app on the shared port (the kernel spreads connections
@@ -33,6 +33,7 @@ let accessLog: AccessLog | null = null;
 let metrics: ServingMetrics | null = null;
 let keys: KeyRegistry | null = null;
 let limiter: RateLimiter | null = null;
+let supply: ThreadSupply | null = null;
 const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
 let nextId = 0;
 
@@ -41,29 +42,6 @@ const admin: AdminOps = {
   status: () => ask('status'),
   metrics: () => ask('metrics'),
 };
-
-/** How often one superseded generation's use is reported: the idle time is minutes, so a few seconds is exact enough. */
-const TOUCH_EVERY_MS = 5000;
-
-/**
- * This thread's slots hold what the loading thread's retention decides (it relays every
- * release); what they report is use: a cursor answered from a superseded generation keeps
- * it from being released as idle. Reported at most every TOUCH_EVERY_MS per generation.
- */
-function relayUse(clock: Clock): SlotRetention {
-  const last = new Map<string, number>();
-  return {
-    swapped: () => undefined,
-    used(slot, number) {
-      const key = `${slot.id}#${number}`;
-      const now = clock.now();
-      if (now - (last.get(key) ?? -Infinity) < TOUCH_EVERY_MS) return;
-      if (last.size >= 1024) last.clear(); // generations come and go: forget old ones
-      last.set(key, now);
-      send({ type: 'touched', dataset: slot.id, generation: number });
-    },
-  };
-}
 
 function ask(op: AdminOp): Promise<Uint8Array> {
   const id = nextId++;
@@ -90,8 +68,9 @@ port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
       const selection = DatasetSelection.parse(m.datasets);
+      registry = new DatasetRegistry(selection);
       const clock = clockFromShared(m.clock);
-      registry = new DatasetRegistry(relayUse(clock), selection);
+      supply = new ThreadSupply(send, clock);
       keys = new KeyRegistry(m.keys);
       limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
@@ -107,10 +86,11 @@ port.on('message', (m: ToServing) => {
         log,
         admin,
         responseCacheBytes: m.responseCacheBytes,
-        rowCacheBytes: m.rowCacheBytes,
+        rowArena: m.rowArena,
         metrics: metrics.requests,
         authThrottle: new AuthThrottle(m.authFailLimit),
         trustedProxies: TrustedProxies.parse(m.trustedProxies),
+        supply,
         ...(access === null ? {} : { access: (r) => access.write(r) }),
       });
       metrics.attach(handler);
@@ -123,15 +103,33 @@ port.on('message', (m: ToServing) => {
       );
       return;
     }
-    case 'generation': {
+    case 'generation':
+    case 'retained': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      slot.swap(makeGeneration({ number: m.number, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs }));
-      slot.retainOnly(m.retained);
+      // A generation this thread holds already keeps its object (and the caches keyed by it).
+      if (m.type === 'retained' && slot.find(m.number) !== null) return;
+      const g = makeGeneration({
+        number: m.number,
+        uid: m.uid,
+        manifest: m.manifest,
+        table: tableFromTransfer(m.table),
+        loadedAtMs: m.loadedAtMs,
+        loadMs: m.loadMs,
+      });
+      if (m.type === 'generation') slot.swap(g);
+      else slot.adopt(g);
       return;
     }
-    case 'retained':
-      registry?.byName(m.dataset)?.retainOnly(m.numbers);
+    case 'release': {
+      const slot = registry?.byName(m.dataset);
+      if (slot === undefined) return;
+      slot.release(m.number);
+      supply?.released(slot, m.number);
+      return;
+    }
+    case 'fetched':
+      supply?.fetched(m.id, m.error);
       return;
     case 'slot': {
       registry?.byName(m.dataset)?.mirror(m.status);

@@ -17,3 +17,17 @@ export const noObserver: SlotObserver = {
   slotChecked: () => undefined,
   ready: () => undefined,
 };
+
+/** Two observers, told in order (the serving pool first, then the memory budget: see retained-generations.ts). */
+export function bothObservers(first: SlotObserver, second: SlotObserver): SlotObserver {
+  return {
+    slotChecked: (slot) => {
+      first.slotChecked(slot);
+      second.slotChecked(slot);
+    },
+    ready: () => {
+      first.ready();
+      second.ready();
+    },
+  };
+}

@@ -10,16 +10,19 @@ import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../metrics/dataset-metrics.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
+import { allocateRowArena } from '../render/row-arena.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
 import { DatasetRegistry } from './dataset-registry.js';
+import { GenerationHistory } from './generation-history.js';
 import { RequestIds } from './request-ids.js';
+import { RetainedGenerations } from './retained-generations.js';
+import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from './retention-budget.js';
+import { bothObservers } from './slot-observer.js';
 import { ServingMetrics } from './serving-metrics.js';
 import { AuthThrottle, type AuthFailLimit } from '../auth/auth-throttle.js';
 import { TrustedProxies } from '../auth/client-address.js';
-import { GenerationRetention } from './generation-retention.js';
-import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, type Budget } from './retention-budget.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotLoader } from './snapshot-loader.js';
@@ -60,7 +63,7 @@ export interface StartOptions {
   readonly logLevel?: LogLevel | null;
   /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
   readonly responseCacheBytes?: number;
-  /** bytes of rendered rows kept per serving thread for overlapping queries; 0 = no cache */
+  /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
   readonly rowCacheBytes?: number;
   /** the datasets this replica loads and serves (`--datasets`); default all */
   readonly datasets?: DatasetSelection;
@@ -117,18 +120,31 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
   const selection = opts.datasets ?? DatasetSelection.all();
-  const retention = new GenerationRetention(opts.retainMemory ?? DEFAULT_BUDGET, opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS, clock);
-  const registry = new DatasetRegistry(retention, selection);
-  const datasetMetrics = new DatasetMetrics(registry, retention);
+  const registry = new DatasetRegistry(selection);
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
   const workers = opts.workers ?? 1;
   // Serving threads (if any) mirror every check: the pool observes the loader.
-  const pool = workers > 1 ? new ServingPool(log, retention) : null;
-  if (pool !== null) retention.relayTo(pool);
+  const pool = workers > 1 ? new ServingPool(log, registry) : null;
   const timers = opts.timers ?? realTimers;
+  const cursorIdleMs = opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS;
+  // Superseded generations under one budget; those it released (or never held) load again from history/.
+  const retained = new RetainedGenerations(
+    {
+      registry,
+      budget: new RetentionBudget(opts.retainMemory ?? DEFAULT_BUDGET, cursorIdleMs),
+      history: new GenerationHistory({ source: opts.source, clock, builder }),
+      clock,
+      timers,
+      log,
+      ...(pool === null ? {} : { listener: pool }),
+    },
+    cursorIdleMs,
+  );
+  const datasetMetrics = new DatasetMetrics(registry, () => retained.stats());
   const loader = new SnapshotLoader({
-    ...(pool === null ? {} : { observer: pool }),
+    // The threads get a new generation before the budget tells them to release the old one.
+    observer: pool === null ? retained : bothObservers(pool, retained),
     source: opts.source,
     registry,
     builder,
@@ -138,17 +154,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
     startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
     cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
-    // Every settled check also sweeps superseded generations gone idle (--cursor-idle).
-    checks: {
-      succeeded: (slot, atMs) => {
-        datasetMetrics.succeeded(slot, atMs);
-        retention.sweep();
-      },
-      failed: (slot, code) => {
-        datasetMetrics.failed(slot, code);
-        retention.sweep();
-      },
-    },
+    checks: datasetMetrics,
     ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
@@ -160,7 +166,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     const threads: MetricsSnapshot[] = pool !== null ? await pool.metricsSnapshots() : [await serving!.snapshot()];
     return prometheusText([await loadingMetrics.getMetricsAsJSON(), ...threads]);
   };
-  const admin = createAdminOps(registry, loader, metricsText, retention);
+  const admin = createAdminOps(registry, loader, metricsText, retained);
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
@@ -177,12 +183,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
-        rowCacheBytes,
+        rowArena: rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes) : null,
         datasets: selection.text,
         authFailLimit: opts.authFailLimit ?? OFF,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
       },
       admin,
+      retained,
     );
     server = { port, stopListening: () => pool.stopListening(), idle: () => pool.idle(), close: () => pool.close() };
   } else {
@@ -199,6 +206,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       metrics: serving!.requests,
       authThrottle: new AuthThrottle(opts.authFailLimit ?? OFF),
       trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
+      supply: retained,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
     });
     serving!.attach(handler);
@@ -249,6 +257,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     },
     close: async () => {
       loader.stop();
+      retained.stop();
       metricsServer?.close();
       await server.close();
       await builder.close();

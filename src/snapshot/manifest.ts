@@ -43,6 +43,19 @@ export function manifestPath(productId: string, dataset: string): string {
   return `${productId}/${dataset}/manifest.json`;
 }
 
+/**
+ * `<product>/<dataset>/history/00000007.json`: generation 7's manifest, kept unchanged and
+ * immutable (contract 12) so any server can load that generation again later.
+ */
+export function historyPath(productId: string, dataset: string, generation: number): string {
+  return `${productId}/${dataset}/history/${String(generation).padStart(8, '0')}.json`;
+}
+
+/** The text a manifest is written as, in manifest.json and history/ alike (byte for byte). */
+export function manifestBytes(manifest: Manifest): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n');
+}
+
 export function objectPath(productId: string, dataset: string, object: string): string {
   return `${productId}/${dataset}/${object}`;
 }

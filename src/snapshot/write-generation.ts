@@ -1,12 +1,13 @@
 /**
- * Publishes one snapshot generation of a dataset (contract 6): the immutable Arrow object
- * first, the manifest that points at it last, so a reader never follows a manifest to an
- * object that is not there yet.
+ * Publishes one snapshot generation of a dataset (contract 6, 12): the immutable Arrow
+ * object first, then the generation's history manifest, the manifest that points at it
+ * last, so a reader never follows a manifest to an object that is not there yet, and every
+ * generation a server ever served can be loaded again from history/.
  */
 import { createHash } from 'node:crypto';
 import { RecordBatchReader } from 'apache-arrow';
 import type { SnapshotSource } from '../../loaders/snapshot-source.js';
-import { MANIFEST_FORMAT, manifestPath, manifestSchema, objectPath } from './manifest.js';
+import { historyPath, MANIFEST_FORMAT, manifestBytes, manifestPath, manifestSchema, objectPath } from './manifest.js';
 import type { Manifest } from './manifest.js';
 import { parseRfc3339 } from '../time/instant.js';
 
@@ -35,7 +36,9 @@ export async function writeGeneration(source: SnapshotSource, ref: GenerationRef
     created_at: createdAt,
   });
   await source.writeObject(objectPath(ref.productId, ref.dataset, manifest.object), bytes);
-  await source.writeObject(manifestPath(ref.productId, ref.dataset), new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n'));
+  const text = manifestBytes(manifest);
+  await source.writeObject(historyPath(ref.productId, ref.dataset, generation), text);
+  await source.writeObject(manifestPath(ref.productId, ref.dataset), text);
   return manifest;
 }
 

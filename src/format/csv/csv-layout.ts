@@ -1,6 +1,8 @@
 import type { ByteWriter } from '../../render/byte-writer.js';
 import type { CellWriter } from '../../render/cell-writers.js';
 import { compileCsvCell, csvField } from '../../render/csv-rows.js';
+import type { RowCache } from '../../render/row-cache.js';
+import { ROW_FORMAT_CSV, type RowOwner } from '../../render/row-owner.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 
@@ -12,6 +14,10 @@ import type { OutputColumn, PageView } from '../page-view.js';
  * (render/csv-rows.ts). Computed columns belong to a resolver's scratch and may be
  * replaced when it grows, so their writers are bound to the Column of each page (compiled
  * again only when the Column object changed).
+ *
+ * With a row cache, the stored cells of a record (`a,b,c`: one contiguous run between
+ * the computed prefix and suffix) go through it as one text, tagged CSV, so consecutive
+ * walk-forward steps copy them as the JSON writer does.
  */
 export class CsvLayout {
   private readonly header: Buffer;
@@ -21,8 +27,18 @@ export class CsvLayout {
   private readonly atPosition: Uint8Array;
   private readonly bound: Array<Column | null> = [];
   private maxRowBytes = 0;
+  /** the stored cells are columns [firstStored, endStored) */
+  private readonly firstStored: number;
+  private readonly endStored: number;
+  /** the stored cells' tag in the row cache; null: not cached */
+  private readonly owner: RowOwner | null;
+  private dvOf: Buffer | null = null;
+  private dv: DataView = new DataView(new ArrayBuffer(0));
 
-  constructor(columns: readonly OutputColumn[]) {
+  constructor(
+    columns: readonly OutputColumn[],
+    private readonly cache: RowCache | null = null,
+  ) {
     this.header = Buffer.from(columns.map((c) => csvField(c.column.name)).join(',') + '\n', 'utf8');
     this.atPosition = new Uint8Array(columns.length);
     columns.forEach((c, i) => {
@@ -31,11 +47,26 @@ export class CsvLayout {
       this.widths.push(0);
       this.bound.push(null);
     });
+    this.firstStored = columns.findIndex((c) => c.at === 'row');
+    this.endStored = columns.length - [...columns].reverse().findIndex((c) => c.at === 'row');
+    const stored = columns.slice(this.firstStored, this.endStored);
+    const contiguous = this.firstStored >= 0 && stored.every((c) => c.at === 'row');
+    this.owner =
+      contiguous && cache !== null
+        ? cache.owners.ownerOf(
+            stored.map((c) => c.column),
+            ROW_FORMAT_CSV,
+          )
+        : null;
   }
 
   write(out: ByteWriter, view: PageView): void {
     this.bind(view.columns);
     out.bytes(this.header);
+    if (this.owner !== null) {
+      this.writeCached(out, view, this.owner, this.cache!);
+      return;
+    }
     const { writers, atPosition, maxRowBytes } = this;
     const rows = view.rows;
     for (let i = 0; i < view.count; i++) {
@@ -50,6 +81,49 @@ export class CsvLayout {
       b[p++] = 0x0a;
       out.pos = p;
     }
+  }
+
+  /** write's records with the stored cells copied from the row cache, or written and kept there. */
+  private writeCached(out: ByteWriter, view: PageView, owner: RowOwner, cache: RowCache): void {
+    const { writers, maxRowBytes, firstStored, endStored } = this;
+    const n = writers.length;
+    const rows = view.rows;
+    for (let i = 0; i < view.count; i++) {
+      out.ensure(maxRowBytes);
+      const b = out.buf;
+      const dv = this.viewOf(b);
+      let p = out.pos;
+      const row = rows[i]!;
+      for (let c = 0; c < firstStored; c++) {
+        p = writers[c]!(b, p, i);
+        b[p++] = 0x2c;
+      }
+      const copied = cache.copy(owner, row, b, dv, p);
+      if (copied >= 0) p = copied;
+      else {
+        const start = p;
+        for (let c = firstStored; c < endStored; c++) {
+          if (c > firstStored) b[p++] = 0x2c;
+          p = writers[c]!(b, p, row);
+        }
+        cache.keep(owner, row, b, dv, start, p);
+      }
+      for (let c = endStored; c < n; c++) {
+        b[p++] = 0x2c;
+        p = writers[c]!(b, p, i);
+      }
+      b[p++] = 0x0a;
+      out.pos = p;
+    }
+  }
+
+  /** A DataView of the output buffer, remade only when the writer has grown into a new one. */
+  private viewOf(b: Buffer): DataView {
+    if (this.dvOf !== b) {
+      this.dvOf = b;
+      this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    }
+    return this.dv;
   }
 
   private bind(columns: readonly OutputColumn[]): void {

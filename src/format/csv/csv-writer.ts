@@ -1,4 +1,5 @@
 import type { ByteWriter } from '../../render/byte-writer.js';
+import type { RowCache } from '../../render/row-cache.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';
@@ -8,13 +9,16 @@ import { CsvLayout } from './csv-layout.js';
 /**
  * CSV answers (contract 9): a header row and one line per row; the envelope travels in
  * headers, so the whole body is the head and a request writes no tail. Layouts are
- * compiled per (table, output layout), computed columns included (csv-layout.ts).
+ * compiled per (table, output layout), computed columns included (csv-layout.ts), their
+ * stored cells through the thread's row cache, if any.
  */
 export class CsvFormatWriter implements FormatWriter {
   readonly format = 'csv';
   readonly contentType = CONTENT_TYPES.csv;
   readonly cacheableHead = true;
-  private readonly layouts = new LayoutCache<CsvLayout>((columns) => new CsvLayout(columns));
+  private readonly layouts = new LayoutCache<CsvLayout>((columns) => new CsvLayout(columns, this.rowCache));
+
+  constructor(private readonly rowCache: RowCache | null = null) {}
 
   writeHead(out: ByteWriter, page: ResolvedPage): void {
     this.layouts.of(page.view.columns).write(out, page.view);

@@ -10,15 +10,18 @@ import { JsonLayouts } from './json-layouts.js';
 /**
  * The JSON answer (spec 2.4, contract 4): the envelope with `data` as an array of row
  * objects. One per serving thread: it owns the thread's compiled row writers (JsonLayouts)
- * and uses the thread's row cache, if any, for the stored part of every row.
+ * and uses the row cache, if any (its thread's view of the shared arena), for the stored
+ * part of every row.
  */
 export class JsonFormatWriter implements FormatWriter {
   readonly format = 'json';
   readonly contentType = CONTENT_TYPES.json;
   readonly cacheableHead = true;
-  private readonly layouts = new JsonLayouts();
+  private readonly layouts: JsonLayouts;
 
-  constructor(private readonly rowCache: RowCache | null = null) {}
+  constructor(private readonly rowCache: RowCache | null = null) {
+    this.layouts = new JsonLayouts(rowCache);
+  }
 
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
   writeHead(out: ByteWriter, page: ResolvedPage): void {

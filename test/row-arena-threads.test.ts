@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ByteWriter } from '../src/render/byte-writer.js';
+import { allocateRowArena, ROW_SLOT_BYTES, type RowArenaMemory } from '../src/render/row-arena.js';
+import { RowCache } from '../src/render/row-cache.js';
+import { ROW_FORMAT_JSON } from '../src/render/row-owner.js';
+import { RowRenderer } from '../src/render/row-renderer.js';
+import { spawnModuleWorker } from '../src/server/table-builder.js';
+import type { HammerJob, HammerResult } from './support/row-arena-hammer.js';
+import { rowTable } from './support/row-tables.js';
+
+/** Two real threads filling and reading one arena at once; resolves with each one's result. */
+async function hammerTogether(memory: RowArenaMemory, requests: number): Promise<HammerResult[]> {
+  const start = new SharedArrayBuffer(4);
+  const workers = [1, 2].map(() => spawnModuleWorker(new URL('./support/row-arena-hammer.ts', import.meta.url)));
+  try {
+    let ready = 0;
+    const results = workers.map(
+      (w, i) =>
+        new Promise<HammerResult>((resolve, reject) => {
+          w.on('message', (m: HammerResult | 'ready') => {
+            if (m !== 'ready') resolve(m);
+            else if (++ready === workers.length) {
+              // Both are set up and waiting: release them together.
+              Atomics.store(new Int32Array(start), 0, 1);
+              Atomics.notify(new Int32Array(start), 0);
+            }
+          });
+          w.once('error', reject);
+          w.postMessage({ memory, seed: 100 + i, requests, start } satisfies HammerJob);
+        }),
+    );
+    return await Promise.all(results);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+describe('one row arena, two threads filling it at once', () => {
+  // One slot (every keep fights over it), a few slots (constant evictions across owners), room for all.
+  for (const bytes of [0, 16 * ROW_SLOT_BYTES, 4 * 1024 * 1024]) {
+    it(`answers every request byte for byte as a fresh render (${bytes} bytes)`, async () => {
+      const memory = allocateRowArena(bytes);
+      const results = await hammerTogether(memory, 3000);
+      for (const r of results) {
+        expect(r.mismatch).toBeNull();
+        expect(r.compared).toBe(3000);
+      }
+      const hits = results.reduce((n, r) => n + r.hits, 0);
+      if (bytes > 1024 * 1024) {
+        for (const r of results) expect(r.hits).toBeGreaterThan(r.misses);
+        // A third thread's view reads what the two wrote: generation 1's rows without rendering one.
+        const cache = new RowCache(memory);
+        const columns = rowTable(11);
+        cache.register(1, columns);
+        const renderer = new RowRenderer({ columns }, cache.owners.ownerOf(columns, ROW_FORMAT_JSON));
+        const rows = Int32Array.from({ length: 60 }, (_, i) => 10 + i);
+        const [a, b] = [new ByteWriter(16), new ByteWriter(16)];
+        renderer.writeRowsCached(a, rows, rows.length, cache);
+        renderer.writeRows(b, rows, rows.length);
+        expect(Buffer.from(a.view()).toString()).toBe(Buffer.from(b.view()).toString());
+        expect(cache.stats().hits).toBeGreaterThan(50);
+      } else expect(hits).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});
