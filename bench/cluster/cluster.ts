@@ -30,7 +30,8 @@ import { cursorLoadCost, median, type CursorLoadResult } from './cursor-load.js'
 
 const log = (m: string): void => void process.stderr.write(`[cluster ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const CONNECTIONS = 32;
-const EXTRA_GENERATIONS = 3;
+/** Published by the bench, so each has its history/ manifest (the demo's own generation 1 predates contract 12). */
+const EXTRA_GENERATIONS = 4;
 
 interface Point {
   readonly name: string;
@@ -105,7 +106,8 @@ async function main(): Promise<void> {
     let cursor: CursorLoadResult | string;
     try {
       log('cross-replica cursor');
-      const older = Array.from({ length: EXTRA_GENERATIONS }, (_, i) => live - EXTRA_GENERATIONS + i);
+      // The generations the bench published, below the live one.
+      const older = Array.from({ length: EXTRA_GENERATIONS - 1 }, (_, i) => live - EXTRA_GENERATIONS + 1 + i);
       cursor = await cursorLoadCost(replicas[0]!.url, replicas[1]!.url, DEMO_KEY, '/pemi/grid_stress', older);
     } catch (e) {
       cursor = `not measured: ${(e as Error).message}`;
