@@ -189,6 +189,10 @@ for (const workers of [1, 2]) {
       const refused = await b.get(`${ROWS}&generation=5`);
       expectError(refused, 400, 'generation_unavailable', 'generation');
       expect(refused.body.error.message).toMatch(/refused/);
+      // A refusal is remembered: asking again downloads nothing.
+      const reads = source.objectReads.get('pemi/grid_stress/snapshots/00000005.arrow');
+      expectError(await b.get(`${ENDPOINTS.vintages}&generation=5`), 400, 'generation_unavailable', 'generation');
+      expect(source.objectReads.get('pemi/grid_stress/snapshots/00000005.arrow')).toBe(reads);
       for (const bad of ['-1', 'x', '1.5', '4294967296', '']) expectError(await b.get(`${ROWS}&generation=${bad}`), 400, 'invalid_parameter', 'generation');
     });
 

@@ -20,19 +20,36 @@ export interface HistoryOptions {
  * verifies one (sha256, rows, schema, filter columns: load-generation.ts). One load per
  * generation at a time, however many requests ask. Never touches the slot.
  */
+/** Refusals remembered (a history manifest and its object are immutable): asking again costs no download. */
+const MAX_REFUSALS = 1024;
+
 export class GenerationHistory {
   private readonly loading = new Map<string, Promise<Generation>>();
+  /** why a generation was refused, by `dataset#generation`; oldest first */
+  private readonly refused = new Map<string, string>();
 
   constructor(private readonly o: HistoryOptions) {}
 
   load(slot: DatasetSlot, number: number): Promise<Generation> {
     const key = `${slot.id}#${number}`;
+    const why = this.refused.get(key);
+    if (why !== undefined) return Promise.reject(new GenerationUnavailableError('refused', why));
     let p = this.loading.get(key);
     if (p === undefined) {
-      p = this.read(slot, number).finally(() => this.loading.delete(key));
+      p = this.read(slot, number)
+        .catch((e: unknown) => {
+          if (e instanceof GenerationUnavailableError && e.kind === 'refused') this.remember(key, e.message);
+          throw e;
+        })
+        .finally(() => this.loading.delete(key));
       this.loading.set(key, p);
     }
     return p;
+  }
+
+  private remember(key: string, why: string): void {
+    if (this.refused.size >= MAX_REFUSALS) this.refused.delete(this.refused.keys().next().value!);
+    this.refused.set(key, why);
   }
 
   private async read(slot: DatasetSlot, number: number): Promise<Generation> {
