@@ -180,3 +180,20 @@ describe('/metrics', () => {
     expect(execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] })).toBe('');
   });
 });
+
+describe('the default budget (25% of the live bytes, never below the largest live generation)', () => {
+  it('a server of one dataset keeps the generation its cursor chains started on across a refresh, from memory', async () => {
+    const { s, source } = await start({ clock: new ManualClock(T0) }, ['system_stress']);
+    const first = await s.get(page('system_stress'));
+    await publish(source, 'system_stress', 2);
+    expect((await s.refresh()).status).toBe(200);
+    const r = await retention(s);
+    // 25% of one generation could never hold the superseded one (the same size): the floor can.
+    expect(r.live_bytes).toBeGreaterThan(0);
+    expect(r.budget_bytes).toBe(r.live_bytes);
+    expect(await held(s)).toEqual(['gbsi_us/system_stress#1']);
+    const reads = source.reads('system_stress', 1);
+    expect((await next(s, 'system_stress', first)).body.metadata.generation).toBe(1);
+    expect(source.reads('system_stress', 1)).toBe(reads);
+  });
+});

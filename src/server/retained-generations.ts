@@ -63,9 +63,15 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     this.live.set(slot, now);
     if (now !== null) this.o.budget.forget(slot.id, now.number);
     let liveBytes = 0;
-    for (const g of this.live.values()) liveBytes += g?.table.byteSize ?? 0;
-    // The budget first follows the live bytes (a percentage), then the superseded one is retired into it.
-    const released = this.o.budget.setLiveBytes(liveBytes);
+    let largest = 0;
+    for (const g of this.live.values()) {
+      const bytes = g?.table.byteSize ?? 0;
+      liveBytes += bytes;
+      largest = Math.max(largest, bytes);
+    }
+    // The budget first follows the live bytes (a percentage, floored by the default at the
+    // largest live generation), then the superseded one is retired into it.
+    const released = this.o.budget.setLiveBytes(liveBytes, largest);
     if (before !== null && now !== null && before.number !== now.number) {
       released.push(...this.o.budget.retire(slot.id, before.number, before.table.byteSize, this.o.clock.now()));
     }
