@@ -33,15 +33,17 @@ describe('retention budget across datasets', () => {
     expect(b.stats()).toMatchObject({ budgetBytes: 300, heldBytes: 200, liveBytes: 600 });
   });
 
-  it('the default never falls below the largest live generation: one dataset keeps its superseded generation', () => {
+  it('a percentage never falls below the largest live generation: one dataset keeps its superseded generation', () => {
     const floor = new RetentionBudget(DEFAULT_BUDGET, 600_000);
     floor.setLiveBytes(1000, 1000); // one dataset: 25% of it could never hold its previous generation
     expect(floor.limit()).toBe(1000);
     expect(floor.retire('a/x', 1, 1000, 0)).toEqual([]);
     floor.setLiveBytes(10_000, 1000); // nine datasets: 25% is more than the largest
     expect(floor.limit()).toBe(2500);
-    // A percentage given by ops is taken as given.
-    const given = new RetentionBudget({ kind: 'percent', percent: 25 }, 600_000);
+    floor.setLiveBytes(10_000, 2501); // one dataset of them larger than 25% of all
+    expect(floor.limit()).toBe(2501);
+    // Bytes are taken as given.
+    const given = new RetentionBudget({ kind: 'bytes', bytes: 250 }, 600_000);
     given.setLiveBytes(1000, 1000);
     expect(given.limit()).toBe(250);
   });
@@ -67,7 +69,7 @@ describe('retention budget across datasets', () => {
   });
 
   it('defaults: 25% of the live bytes, released after 10 minutes idle', () => {
-    expect(DEFAULT_BUDGET).toEqual({ kind: 'percent', percent: 25, atLeastLargest: true });
+    expect(DEFAULT_BUDGET).toEqual({ kind: 'percent', percent: 25 });
     expect(DEFAULT_CURSOR_IDLE_MS).toBe(600_000);
   });
 

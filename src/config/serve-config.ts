@@ -76,7 +76,7 @@ const serveOptions = z.object({
   retainMemory: budgetOption()
     .default('25%')
     .describe(
-      "Memory for superseded generations kept for cursor chains and generation=N, all datasets together: bytes (2GiB, 512MiB, 1000000) or a percentage of the live generations' bytes (25%). Live generations never count; over it the least recently used goes. A released generation is loaded again from the source's history/ when asked for.",
+      "Memory for superseded generations kept for cursor chains and generation=N, all datasets together: bytes (2GiB, 512MiB, 1000000) or a percentage of the live generations' bytes (25%), never below the largest live generation. Live generations never count; over it the least recently used goes. A released generation is loaded again from the source's history/ when asked for.",
     ),
   cursorIdle: durationOption()
     .default('10m')

@@ -19,12 +19,12 @@ export { parseDuration } from '../time/duration.js';
 export type Budget =
   | { readonly kind: 'bytes'; readonly bytes: number }
   /**
-   * `atLeastLargest`: never less than the largest live generation, so that a server of one
-   * dataset (whose superseded generation is about 100% of its live bytes) still keeps the
-   * generation a cursor chain started on across a refresh. The default has it; a percentage
-   * given by ops is taken as given.
+   * A percentage of the live generations' bytes, never less than the largest live
+   * generation: a server of one dataset (whose superseded generation is about 100% of its
+   * live bytes) must still keep the generation a cursor chain started on across a refresh,
+   * or every such chain reloads from history. Bytes are the way to ask for less.
    */
-  | { readonly kind: 'percent'; readonly percent: number; readonly atLeastLargest?: boolean };
+  | { readonly kind: 'percent'; readonly percent: number };
 
 export interface RetainedEntry {
   readonly dataset: string;
@@ -34,7 +34,7 @@ export interface RetainedEntry {
   readonly lastUsedMs: number;
 }
 
-/** `--retain-memory`: `2GiB`, `512MiB`, `1500000000` (bytes), or `25%` (of the live generations' bytes). */
+/** `--retain-memory`: `2GiB`, `512MiB`, `1500000000` (bytes), or `25%` (of the live generations' bytes, at least the largest). */
 export function parseBudget(text: string): Budget {
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
   if (pct !== null) {
@@ -48,7 +48,7 @@ export function parseBudget(text: string): Budget {
   return { kind: 'bytes', bytes: Math.floor(Number(m[1]) * unit) };
 }
 
-export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25, atLeastLargest: true };
+export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25 };
 export const DEFAULT_CURSOR_IDLE_MS = 10 * 60_000;
 
 export class RetentionBudget {
@@ -67,8 +67,7 @@ export class RetentionBudget {
   limit(): number {
     const b = this.budget;
     if (b.kind === 'bytes') return b.bytes;
-    const share = Math.floor((this.liveBytes * b.percent) / 100);
-    return b.atLeastLargest === true ? Math.max(share, this.largestLive) : share;
+    return Math.max(Math.floor((this.liveBytes * b.percent) / 100), this.largestLive);
   }
 
   /** The live generations' bytes changed (a swap); a percentage budget follows them. Returns what to release. */
