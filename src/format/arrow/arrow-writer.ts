@@ -1,38 +1,58 @@
-import { ByteWriter } from '../../render/byte-writer.js';
+import type { ByteWriter } from '../../render/byte-writer.js';
 import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
 import { SERIES_KEY_METADATA } from '../../snapshot/arrow-writer.js';
-import { writeArrowStream } from './ipc-stream.js';
 import type { FormatWriter } from '../format-writer.js';
+import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';
+import type { OutputColumn } from '../page-view.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
+import { writeArrowStream } from './ipc-stream.js';
+import { SchemaMessage } from './schema-message.js';
+
+export const ENVELOPE_METADATA = 'pitcache.envelope';
 
 /**
  * Arrow answers (contract 9): an IPC stream whose schema metadata carries
  * `pitcache.series_key` and `pitcache.envelope`, the JSON envelope without `data`. The
  * envelope holds this request's record id and retrieved_at, so the head is per request:
- * never cached, and there is no tail.
+ * never cached, and there is no tail. The schema message of each layout is encoded once
+ * (SchemaMessage, envelope last); an answer writes only its envelope into it.
  */
 export class ArrowFormatWriter implements FormatWriter {
   readonly format = 'arrow';
   readonly contentType = CONTENT_TYPES.arrow;
   readonly cacheableHead = false;
+  private readonly schemas = new LayoutCache((): { key: readonly string[] | null; message: SchemaMessage | null } => ({ key: null, message: null }));
 
   writeHead(out: ByteWriter, page: ResolvedPage, stamp: RequestStamp): void {
     const { view, meta } = page;
-    const metadata = new Map([
-      [SERIES_KEY_METADATA, JSON.stringify(view.seriesKey)],
-      ['pitcache.envelope', envelopeJson(meta, stamp)],
-    ]);
-    writeArrowStream(out, view, metadata);
+    writeArrowStream(out, view, this.schemaOf(view.columns, view.seriesKey), (w) => writeEnvelope(w, meta, stamp));
   }
 
   writeTail(): void {}
+
+  /**
+   * A layout's stored columns belong to one table, whose series key is one array, so one
+   * message per layout; a layout of computed columns only (shared across tables by shape)
+   * is re-encoded when the key differs.
+   */
+  private schemaOf(columns: readonly OutputColumn[], seriesKey: readonly string[]): SchemaMessage {
+    const held = this.schemas.of(columns);
+    if (held.message === null || (held.key !== seriesKey && !sameKey(held.key!, seriesKey))) {
+      held.message = new SchemaMessage(columns, [[SERIES_KEY_METADATA, JSON.stringify(seriesKey)]], ENVELOPE_METADATA);
+    }
+    held.key = seriesKey;
+    return held.message;
+  }
 }
 
-/** The JSON envelope of an answer without `data` (the same fields and bytes as a JSON answer's). */
-function envelopeJson(meta: PageMeta, stamp: RequestStamp): string {
-  const w = new ByteWriter(1024);
-  writeEnvelopeHead(w, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (x) => x.null());
+function sameKey(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The JSON envelope of an answer without `data`: the same fields and bytes as a JSON answer's, as UTF-8. */
+function writeEnvelope(w: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
+  writeEnvelopeHead(w, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, null);
   writeEnvelopeMetadata(w, {
     retrievedAtUs: stamp.retrievedAtUs,
     totalCount: meta.totalCount,
@@ -41,5 +61,4 @@ function envelopeJson(meta: PageMeta, stamp: RequestStamp): string {
     dataAgeHours: dataAgeHours(meta, stamp.retrievedAtUs),
     extensions: meta.extensions,
   });
-  return Buffer.from(w.view()).toString('utf8').replace(',"data":null', '');
 }

@@ -1,67 +1,48 @@
-import {
-  Bool,
-  DateDay,
-  Field,
-  Float32,
-  Float64,
-  Int16,
-  Int32,
-  Int64,
-  Int8,
-  Message,
-  Schema,
-  TimestampMicrosecond,
-  TimestampMillisecond,
-  TimestampSecond,
-  Uint16,
-  Uint32,
-  Uint8,
-  Utf8,
-  type DataType,
-} from 'apache-arrow';
+import { Message } from 'apache-arrow';
 import { BufferRegion, FieldNode, RecordBatch as RecordBatchHeader } from 'apache-arrow/ipc/metadata/message';
 import { ByteWriter } from '../../render/byte-writer.js';
-import type { Column, StringColumn } from '../../store/column.js';
+import type { StringColumn } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
+import { SchemaMessage } from './schema-message.js';
 
 /**
  * A page as an Arrow IPC stream (contract 9), framed here and written straight into the
  * answer's ByteWriter: the schema message, one record batch, the end-of-stream marker;
  * zero rows is the schema and the marker only.
  *
- * Only the two small flatbuffer headers (schema, record-batch metadata) come from
- * apache-arrow (Message.encode); the body, which is all of the bytes, is gathered from the
+ * The schema message is the layout's SchemaMessage (encoded once per layout, the envelope
+ * written per answer); the record-batch header comes from apache-arrow (Message.encode);
+ * the body, which is all of the bytes, is gathered from the
  * store's typed arrays directly into the output at its final offset: one pass per column,
  * no intermediate arrays, no per-row JS values, no copy of the finished body. Layout per
  * the Arrow columnar format: every buffer 8-byte aligned and padded, validity bitmaps only
  * for columns that have nulls, Utf8 as int32 offsets + bytes, Timestamp as int64 at the
  * column's unit with time zone UTC, Bool bit-packed.
  */
-export function writeArrowStream(out: ByteWriter, page: PageView, metadata: ReadonlyMap<string, string>): void {
+export function writeArrowStream(out: ByteWriter, page: PageView, schema: SchemaMessage, writeLast: ((out: ByteWriter) => void) | null = null): void {
   // Typed-array views need 8-byte alignment in the output's memory; a misaligned writer
   // (never the serving threads', whose buffers are their own ArrayBuffers) goes through one.
   if (((out.buf.byteOffset + out.pos) & 7) !== 0) {
     const aligned = new ByteWriter(64 * 1024);
-    writeAligned(aligned, page, metadata);
+    writeAligned(aligned, page, schema, writeLast);
     out.bytes(aligned.view());
     return;
   }
-  writeAligned(out, page, metadata);
+  writeAligned(out, page, schema, writeLast);
 }
 
-/** The whole stream as owned bytes (the file channel). */
+/** The whole stream as owned bytes, with a schema encoded for this one answer (the file channel). */
 export function arrowStreamBytes(page: PageView, metadata: ReadonlyMap<string, string>): Uint8Array {
   const w = new ByteWriter(64 * 1024);
-  writeArrowStream(w, page, metadata);
+  writeArrowStream(w, page, new SchemaMessage(page.columns, [...metadata], null));
   return Buffer.from(w.view());
 }
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 
-function writeAligned(out: ByteWriter, page: PageView, metadata: ReadonlyMap<string, string>): void {
+function writeAligned(out: ByteWriter, page: PageView, schema: SchemaMessage, writeLast: ((out: ByteWriter) => void) | null): void {
   const { columns, rows, count: n } = page;
-  const fields = columns.map((c) => new Field(c.column.name, arrowType(c.column), true));
-  writeMessage(out, Message.encode(Message.from(new Schema(fields, new Map(metadata)))), 0);
+  schema.write(out, writeLast);
   if (n > 0) {
     // Plan: every column's buffers (offset, length in the body) and null count.
     const nodes: FieldNode[] = [];
@@ -158,32 +139,6 @@ function writeMessage(out: ByteWriter, meta: Uint8Array, bodyLength: number): vo
   buf.set(meta, out.pos + 8);
   buf.fill(0, out.pos + 8 + meta.byteLength, out.pos + 8 + padded);
   out.pos += 8 + padded;
-}
-
-function arrowType(c: Column): DataType {
-  switch (c.kind) {
-    case 'float':
-      return c.values instanceof Float32Array ? new Float32() : new Float64();
-    case 'int': {
-      const v = c.values;
-      if (v instanceof Int8Array) return new Int8();
-      if (v instanceof Int16Array) return new Int16();
-      if (v instanceof Int32Array) return new Int32();
-      if (v instanceof Uint8Array) return new Uint8();
-      if (v instanceof Uint16Array) return new Uint16();
-      return new Uint32();
-    }
-    case 'int64':
-      return new Int64();
-    case 'bool':
-      return new Bool();
-    case 'string':
-      return new Utf8();
-    case 'date32':
-      return new DateDay();
-    case 'timestamp':
-      return c.unit === 's' ? new TimestampSecond('UTC') : c.unit === 'ms' ? new TimestampMillisecond('UTC') : new TimestampMicrosecond('UTC');
-  }
 }
 
 type Numbers = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
