@@ -7,7 +7,7 @@ import { CONTENT_TYPES } from '../negotiate.js';
 import type { OutputColumn } from '../page-view.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
 import { writeArrowStream } from './ipc-stream.js';
-import { SchemaMessage } from './schema-message.js';
+import { ArrowLayout } from './arrow-layout.js';
 
 export const ENVELOPE_METADATA = 'pitcache.envelope';
 
@@ -15,18 +15,18 @@ export const ENVELOPE_METADATA = 'pitcache.envelope';
  * Arrow answers (contract 9): an IPC stream whose schema metadata carries
  * `pitcache.series_key` and `pitcache.envelope`, the JSON envelope without `data`. The
  * envelope holds this request's record id and retrieved_at, so the head is per request:
- * never cached, and there is no tail. The schema message of each layout is encoded once
- * (SchemaMessage, envelope last); an answer writes only its envelope into it.
+ * never cached, and there is no tail. What each layout's answers share (the schema message
+ * but its envelope, the batch header template) is made once per layout: ArrowLayout.
  */
 export class ArrowFormatWriter implements FormatWriter {
   readonly format = 'arrow';
   readonly contentType = CONTENT_TYPES.arrow;
   readonly cacheableHead = false;
-  private readonly schemas = new LayoutCache((): { key: readonly string[] | null; message: SchemaMessage | null } => ({ key: null, message: null }));
+  private readonly layouts = new LayoutCache((): { key: readonly string[] | null; layout: ArrowLayout | null } => ({ key: null, layout: null }));
 
   writeHead(out: ByteWriter, page: ResolvedPage, stamp: RequestStamp): void {
     const { view, meta } = page;
-    writeArrowStream(out, view, this.schemaOf(view.columns, view.seriesKey), (w) => writeEnvelope(w, meta, stamp));
+    writeArrowStream(out, view, this.layoutOf(view.columns, view.seriesKey), (w) => writeEnvelope(w, meta, stamp));
   }
 
   writeTail(): void {}
@@ -36,13 +36,13 @@ export class ArrowFormatWriter implements FormatWriter {
    * message per layout; a layout of computed columns only (shared across tables by shape)
    * is re-encoded when the key differs.
    */
-  private schemaOf(columns: readonly OutputColumn[], seriesKey: readonly string[]): SchemaMessage {
-    const held = this.schemas.of(columns);
-    if (held.message === null || (held.key !== seriesKey && !sameKey(held.key!, seriesKey))) {
-      held.message = new SchemaMessage(columns, [[SERIES_KEY_METADATA, JSON.stringify(seriesKey)]], ENVELOPE_METADATA);
+  private layoutOf(columns: readonly OutputColumn[], seriesKey: readonly string[]): ArrowLayout {
+    const held = this.layouts.of(columns);
+    if (held.layout === null || (held.key !== seriesKey && !sameKey(held.key!, seriesKey))) {
+      held.layout = new ArrowLayout(columns, [[SERIES_KEY_METADATA, JSON.stringify(seriesKey)]], ENVELOPE_METADATA);
     }
     held.key = seriesKey;
-    return held.message;
+    return held.layout;
   }
 }
 

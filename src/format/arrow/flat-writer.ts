@@ -8,19 +8,20 @@
  * requires, so a reference is written as a slot and filled in when its target is placed.
  * Each table's vtable is placed right before the table (a positive soffset).
  *
- * Scalars are aligned to their size from the start of the buffer, tables and strings to 4.
+ * Scalars are aligned to their size from the start of the buffer, tables and strings to 4
+ * (a table with an int64 field so that the field lands on 8).
  * Fields are always written, defaults included, so a reader never depends on a default.
  */
 export interface FlatField {
   /** field id in the schema (its vtable slot) */
   readonly id: number;
   /** 'ref' is a uoffset to an object placed later (fill it with `point`) */
-  readonly kind: 'ref' | 'i32' | 'i16' | 'u8';
+  readonly kind: 'ref' | 'i64' | 'i32' | 'i16' | 'u8';
   /** the scalar's value (unused for refs) */
   readonly value?: number;
 }
 
-const SIZE = { ref: 4, i32: 4, i16: 2, u8: 1 } as const;
+const SIZE = { ref: 4, i64: 8, i32: 4, i16: 2, u8: 1 } as const;
 
 export class FlatWriter {
   private buf = new Uint8Array(512);
@@ -45,16 +46,17 @@ export class FlatWriter {
   /**
    * A vtable then its table. Fields are laid out widest first, so each is aligned when the
    * table is. `from`, a reference slot, is pointed at the table (not at its vtable).
-   * Returns the positions of the 'ref' fields' slots, in the order given.
+   * Returns where each field was placed, in the order given (a 'ref' field's slot, for `point`).
    */
   table(fields: readonly FlatField[], from: number | null = null): number[] {
     const slots = Math.max(0, ...fields.map((f) => f.id + 1));
     const ordered = [...fields].sort((a, b) => SIZE[b.kind] - SIZE[a.kind]);
     const inline = 4 + ordered.reduce((n, f) => n + SIZE[f.kind], 0);
     const vtableSize = 4 + 2 * slots;
-    // The table (after its vtable) must start 4-aligned.
+    // The table (after its vtable) starts 4-aligned; with an int64 first after the soffset, at 4 mod 8.
+    const [align, rest] = ordered[0]?.kind === 'i64' ? [8, 4] : [4, 0];
     this.align(2);
-    if ((this.pos + vtableSize) % 4 !== 0) this.zeros(2);
+    while ((this.pos + vtableSize) % align !== rest) this.zeros(2);
     const vtable = this.pos;
     this.grow(vtableSize);
     this.dv.setUint16(vtable, vtableSize, true);
@@ -65,17 +67,20 @@ export class FlatWriter {
     this.dv.setInt32(table, table - vtable, true);
     if (from !== null) this.dv.setUint32(from, table - from, true);
     let at = table + 4;
-    const refs = new Map<FlatField, number>();
+    const placed = new Map<FlatField, number>();
     for (const f of ordered) {
       this.dv.setUint16(vtable + 4 + 2 * f.id, at - table, true);
-      if (f.kind === 'ref') refs.set(f, at);
+      placed.set(f, at);
+      if (f.kind === 'ref') {
+        // filled by `point`
+      } else if (f.kind === 'i64') this.dv.setBigInt64(at, BigInt(f.value ?? 0), true);
       else if (f.kind === 'i32') this.dv.setInt32(at, f.value ?? 0, true);
       else if (f.kind === 'i16') this.dv.setInt16(at, f.value ?? 0, true);
       else this.dv.setUint8(at, f.value ?? 0);
       at += SIZE[f.kind];
     }
     this.pos = at;
-    return fields.filter((f) => f.kind === 'ref').map((f) => refs.get(f)!);
+    return fields.map((f) => placed.get(f)!);
   }
 
   /** A vector of `n` references; returns their slots. */
@@ -87,6 +92,22 @@ export class FlatWriter {
     const slots: number[] = [];
     for (let i = 0; i < n; i++, this.pos += 4) slots.push(this.pos);
     return slots;
+  }
+
+  /**
+   * A vector of `n` structs of `size` bytes each, 8-aligned and zeroed, referenced from the
+   * slot `from` (pointed at its length word, after the padding that aligns the structs).
+   * Returns where the first struct starts.
+   */
+  structVector(n: number, size: number, from: number): number {
+    while (this.pos % 8 !== 4) this.zeros(4 - (this.pos % 4) || 4);
+    this.point(from);
+    this.grow(4 + n * size);
+    this.dv.setUint32(this.pos, n, true);
+    this.pos += 4;
+    const first = this.pos;
+    this.zeros(n * size);
+    return first;
   }
 
   /** A string (length, UTF-8 bytes, NUL). */

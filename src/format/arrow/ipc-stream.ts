@@ -1,144 +1,147 @@
-import { Message } from 'apache-arrow';
-import { BufferRegion, FieldNode, RecordBatch as RecordBatchHeader } from 'apache-arrow/ipc/metadata/message';
 import { ByteWriter } from '../../render/byte-writer.js';
 import type { StringColumn } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
-import { SchemaMessage } from './schema-message.js';
+import { ArrowLayout } from './arrow-layout.js';
 
 /**
  * A page as an Arrow IPC stream (contract 9), framed here and written straight into the
  * answer's ByteWriter: the schema message, one record batch, the end-of-stream marker;
  * zero rows is the schema and the marker only.
  *
- * The schema message is the layout's SchemaMessage (encoded once per layout, the envelope
- * written per answer); the record-batch header comes from apache-arrow (Message.encode);
- * the body, which is all of the bytes, is gathered from the
- * store's typed arrays directly into the output at its final offset: one pass per column,
+ * Both message headers come from the layout (ArrowLayout: encoded once; the answer writes
+ * its envelope into the schema and its numbers into the batch header). The body, which is
+ * all of the bytes, is gathered from the store's typed arrays directly into the output at
+ * its final offset: one pass per column, which also counts its nulls and its string bytes,
  * no intermediate arrays, no per-row JS values, no copy of the finished body. Layout per
- * the Arrow columnar format: every buffer 8-byte aligned and padded, validity bitmaps only
- * for columns that have nulls, Utf8 as int32 offsets + bytes, Timestamp as int64 at the
- * column's unit with time zone UTC, Bool bit-packed.
+ * the Arrow columnar format: every buffer 8-byte aligned and padded with zeros, a validity
+ * bitmap for columns that can hold nulls (length 0 otherwise), Utf8 as int32 offsets +
+ * bytes, Timestamp as int64 at the column's unit with time zone UTC, Bool bit-packed.
  */
-export function writeArrowStream(out: ByteWriter, page: PageView, schema: SchemaMessage, writeLast: ((out: ByteWriter) => void) | null = null): void {
+export function writeArrowStream(out: ByteWriter, page: PageView, layout: ArrowLayout, writeLast: ((out: ByteWriter) => void) | null = null): void {
   // Typed-array views need 8-byte alignment in the output's memory; a misaligned writer
-  // (never the serving threads', whose buffers are their own ArrayBuffers) goes through one.
+  // (never the serving threads', whose answers start at 0) goes through an aligned one.
   if (((out.buf.byteOffset + out.pos) & 7) !== 0) {
     const aligned = new ByteWriter(64 * 1024);
-    writeAligned(aligned, page, schema, writeLast);
+    writeAligned(aligned, page, layout, writeLast);
     out.bytes(aligned.view());
     return;
   }
-  writeAligned(out, page, schema, writeLast);
+  writeAligned(out, page, layout, writeLast);
 }
 
-/** The whole stream as owned bytes, with a schema encoded for this one answer (the file channel). */
+/** The whole stream as owned bytes, with a layout made for this one answer (the file channel). */
 export function arrowStreamBytes(page: PageView, metadata: ReadonlyMap<string, string>): Uint8Array {
   const w = new ByteWriter(64 * 1024);
-  writeArrowStream(w, page, new SchemaMessage(page.columns, [...metadata], null));
+  writeArrowStream(w, page, new ArrowLayout(page.columns, [...metadata], null));
   return Buffer.from(w.view());
 }
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 
-function writeAligned(out: ByteWriter, page: PageView, schema: SchemaMessage, writeLast: ((out: ByteWriter) => void) | null): void {
-  const { columns, rows, count: n } = page;
-  schema.write(out, writeLast);
-  if (n > 0) {
-    // Plan: every column's buffers (offset, length in the body) and null count.
-    const nodes: FieldNode[] = [];
-    const regions: BufferRegion[] = [];
-    const stringBytes: number[] = [];
-    let body = 0;
-    const region = (length: number): void => {
-      regions.push(new BufferRegion(body, length));
-      body += pad8(length);
-    };
-    for (const oc of columns) {
-      const c = oc.column;
-      const nulls = c.validity === null ? 0 : countNulls(c.validity, oc, rows, n);
-      nodes.push(new FieldNode(n, nulls));
-      region(c.validity === null ? 0 : Math.ceil(n / 8));
-      switch (c.kind) {
-        case 'float':
-        case 'int':
-          region(n * c.values.BYTES_PER_ELEMENT);
-          break;
-        case 'date32':
-          region(n * 4);
-          break;
-        case 'int64':
-        case 'timestamp':
-          region(n * 8);
-          break;
-        case 'bool':
-          region(Math.ceil(n / 8));
-          break;
-        case 'string': {
-          const total = stringTotal(c.codes, c.validity, c.dict.utf8Offsets, oc, rows, n);
-          stringBytes.push(total);
-          region((n + 1) * 4);
-          region(total);
-          break;
-        }
-      }
-    }
-    writeMessage(out, Message.encode(Message.from(new RecordBatchHeader(n, nodes, regions, null), body)), body);
-    const start = out.pos;
-    const buf = out.buf;
-    buf.fill(0, start, start + body); // padding and bitmaps start from zero
-    const base = buf.byteOffset + start;
-    let b = 0;
-    let s = 0;
-    for (const oc of columns) {
-      const c = oc.column;
-      const validity = regions[b++]!;
-      if (c.validity !== null) writeBits(new Uint8Array(buf.buffer, base + validity.offset, validity.length), c.validity, oc, rows, n);
-      const data = regions[b++]!;
-      const at = base + data.offset;
-      switch (c.kind) {
-        case 'float':
-        case 'int':
-          gatherWidth(buf.buffer, at, c.values, oc, rows, n);
-          break;
-        case 'date32':
-          gather4(new Int32Array(buf.buffer, at, n), c.values, oc, rows, n);
-          break;
-        case 'int64': {
-          const src = new Int32Array(c.values.buffer, c.values.byteOffset, c.values.length * 2);
-          gatherPairs(new Int32Array(buf.buffer, at, 2 * n), src, oc, rows, n);
-          break;
-        }
-        case 'timestamp':
-          writeTimestamps(new Int32Array(buf.buffer, at, 2 * n), c.values, c.unit === 's' ? 1_000_000 : c.unit === 'ms' ? 1000 : 1, oc, rows, n);
-          break;
-        case 'bool':
-          writeBits(new Uint8Array(buf.buffer, at, data.length), c.values, oc, rows, n);
-          break;
-        case 'string': {
-          const bytes = regions[b++]!;
-          writeStrings(new Int32Array(buf.buffer, at, n + 1), new Uint8Array(buf.buffer, base + bytes.offset, stringBytes[s++]!), c, oc, rows, n);
-          break;
-        }
-      }
-    }
-    out.pos = start + body;
-  }
+/** Above this many bytes of room for one string column, its exact size is counted first instead. */
+const STRING_ROOM_MAX = 8 << 20;
+
+function writeAligned(out: ByteWriter, page: PageView, layout: ArrowLayout, writeLast: ((out: ByteWriter) => void) | null): void {
+  layout.schema.write(out, writeLast);
+  if (page.count > 0) writeBatch(out, page, layout);
   out.ensure(8);
   out.buf.writeInt32LE(-1, out.pos);
   out.buf.writeInt32LE(0, out.pos + 4);
   out.pos += 8;
 }
 
-/** 0xFFFFFFFF, the metadata length (padded so the body starts 8-aligned), the metadata; room for the body after it. */
-function writeMessage(out: ByteWriter, meta: Uint8Array, bodyLength: number): void {
-  const padded = pad8(meta.byteLength + 8) - 8;
-  out.ensure(8 + padded + bodyLength + 8);
-  const buf = out.buf;
-  buf.writeInt32LE(-1, out.pos);
-  buf.writeInt32LE(padded, out.pos + 4);
-  buf.set(meta, out.pos + 8);
-  buf.fill(0, out.pos + 8 + meta.byteLength, out.pos + 8 + padded);
-  out.pos += 8 + padded;
+/**
+ * The record batch: the header template, then each column's buffers in order, each one
+ * reported to the header (offset, length; the node's null count) as soon as it is written.
+ * Room is reserved per buffer, and typed views are made after each reservation (it may
+ * move the storage; positions are offsets, so the header is patched wherever it is).
+ */
+function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void {
+  const { columns, rows, count: n } = page;
+  const header = layout.batch;
+  const at = header.write(out, n);
+  const body = out.pos;
+  let b = 0;
+  /** Reserves a zeroed, padded buffer of `length` bytes at the body's end; returns its absolute position. */
+  const reserve = (length: number): number => {
+    const p = out.pos;
+    out.ensure(pad8(length));
+    out.buf.fill(0, p, p + pad8(length));
+    return p;
+  };
+  const done = (p: number, length: number): void => {
+    header.buffer(out.buf, at, b++, p - body, length);
+    out.pos = p + pad8(length);
+  };
+  for (let i = 0; i < columns.length; i++) {
+    const oc = columns[i]!;
+    const c = oc.column;
+    let nulls = 0;
+    if (c.validity === null) done(out.pos, 0);
+    else {
+      const length = Math.ceil(n / 8);
+      const p = reserve(length);
+      nulls = n - writeBits(new Uint8Array(out.buf.buffer, out.buf.byteOffset + p, length), c.validity, oc, rows, n);
+      done(p, length);
+    }
+    header.node(out.buf, at, i, n, nulls);
+    switch (c.kind) {
+      case 'float':
+      case 'int': {
+        const length = n * c.values.BYTES_PER_ELEMENT;
+        const p = reserve(length);
+        gatherWidth(out.buf.buffer, out.buf.byteOffset + p, c.values, oc, rows, n);
+        done(p, length);
+        break;
+      }
+      case 'date32': {
+        const p = reserve(n * 4);
+        gather4(new Int32Array(out.buf.buffer, out.buf.byteOffset + p, n), c.values, oc, rows, n);
+        done(p, n * 4);
+        break;
+      }
+      case 'int64': {
+        const p = reserve(n * 8);
+        const src = new Int32Array(c.values.buffer, c.values.byteOffset, c.values.length * 2);
+        gatherPairs(new Int32Array(out.buf.buffer, out.buf.byteOffset + p, 2 * n), src, oc, rows, n);
+        done(p, n * 8);
+        break;
+      }
+      case 'timestamp': {
+        const p = reserve(n * 8);
+        writeTimestamps(
+          new Int32Array(out.buf.buffer, out.buf.byteOffset + p, 2 * n),
+          c.values,
+          c.unit === 's' ? 1_000_000 : c.unit === 'ms' ? 1000 : 1,
+          oc,
+          rows,
+          n,
+        );
+        done(p, n * 8);
+        break;
+      }
+      case 'bool': {
+        const length = Math.ceil(n / 8);
+        const p = reserve(length);
+        writeBits(new Uint8Array(out.buf.buffer, out.buf.byteOffset + p, length), c.values, oc, rows, n);
+        done(p, length);
+        break;
+      }
+      case 'string': {
+        const offsetsLength = (n + 1) * 4;
+        const room = n * layout.maxUtf8[i]! > STRING_ROOM_MAX ? stringTotal(c, oc, rows, n) : n * layout.maxUtf8[i]!;
+        const p = reserve(pad8(offsetsLength) + room);
+        const base = out.buf.byteOffset + p;
+        const q = p + pad8(offsetsLength);
+        const total = writeStrings(new Int32Array(out.buf.buffer, base, n + 1), new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room), c, oc, rows, n);
+        done(p, offsetsLength);
+        // The bytes' padding after `total` was zeroed by the reservation.
+        done(q, total);
+        break;
+      }
+    }
+  }
+  header.finish(out.buf, at, out.pos - body);
 }
 
 type Numbers = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
@@ -205,21 +208,24 @@ function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: Ou
   }
 }
 
-/** Bit i set when src at row i is non-zero (a validity bitmap, or a Bool column's values); dst starts zeroed. */
-function writeBits(dst: Uint8Array, src: Uint8Array, oc: OutputColumn, rows: Int32Array, n: number): void {
+/** Bit i set when src at row i is non-zero (a validity bitmap, or a Bool column's values); dst starts zeroed. Returns how many were set. */
+function writeBits(dst: Uint8Array, src: Uint8Array, oc: OutputColumn, rows: Int32Array, n: number): number {
   const byRow = oc.at === 'row';
-  for (let i = 0; i < n; i++) if (src[byRow ? rows[i]! : i] !== 0) dst[i >> 3] = dst[i >> 3]! | (1 << (i & 7));
+  let set = 0;
+  for (let i = 0; i < n; i++) {
+    if (src[byRow ? rows[i]! : i] !== 0) {
+      dst[i >> 3] = dst[i >> 3]! | (1 << (i & 7));
+      set++;
+    }
+  }
+  return set;
 }
 
-function countNulls(validity: Uint8Array, oc: OutputColumn, rows: Int32Array, n: number): number {
+/** Exact UTF-8 bytes of a string column's page (only when the longest value times the rows is too much room). */
+function stringTotal(c: StringColumn, oc: OutputColumn, rows: Int32Array, n: number): number {
   const byRow = oc.at === 'row';
-  let nulls = 0;
-  for (let i = 0; i < n; i++) if (validity[byRow ? rows[i]! : i] === 0) nulls++;
-  return nulls;
-}
-
-function stringTotal(codes: Int32Array, validity: Uint8Array | null, offsets: Int32Array, oc: OutputColumn, rows: Int32Array, n: number): number {
-  const byRow = oc.at === 'row';
+  const { codes, validity } = c;
+  const offsets = c.dict.utf8Offsets;
   let total = 0;
   for (let i = 0; i < n; i++) {
     const r = byRow ? rows[i]! : i;
@@ -230,8 +236,8 @@ function stringTotal(codes: Int32Array, validity: Uint8Array | null, offsets: In
   return total;
 }
 
-/** Utf8 offsets and bytes, each value copied from its dictionary's UTF-8 (store/column.ts). */
-function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, oc: OutputColumn, rows: Int32Array, n: number): void {
+/** Utf8 offsets and bytes, each value copied from its dictionary's UTF-8 (store/column.ts); returns the bytes written. */
+function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, oc: OutputColumn, rows: Int32Array, n: number): number {
   const byRow = oc.at === 'row';
   const { codes, validity } = c;
   const src = c.dict.utf8;
@@ -247,4 +253,5 @@ function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, o
     }
     offsets[i + 1] = p;
   }
+  return p;
 }

@@ -70,7 +70,7 @@ export class SchemaMessage {
 function encodePrefix(columns: readonly Column[], metadata: ReadonlyArray<readonly [string, string]>, lastKey: string | null): Uint8Array {
   const w = new FlatWriter();
   const root = w.slot();
-  const [header] = w.table(
+  const [, , header] = w.table(
     [
       { id: 0, kind: 'i16', value: METADATA_V5 },
       { id: 1, kind: 'u8', value: HEADER_SCHEMA },
@@ -78,7 +78,7 @@ function encodePrefix(columns: readonly Column[], metadata: ReadonlyArray<readon
     ],
     root,
   );
-  const [fieldsRef, metaRef] = w.table(
+  const [, fieldsRef, metaRef] = w.table(
     [
       { id: 0, kind: 'i16', value: 0 }, // little-endian
       { id: 1, kind: 'ref' },
@@ -110,7 +110,7 @@ function encodePrefix(columns: readonly Column[], metadata: ReadonlyArray<readon
 }
 
 function writeField(w: FlatWriter, c: Column, from: number): void {
-  const [name, type, children] = w.table(
+  const [name, , , type, children] = w.table(
     [
       { id: 0, kind: 'ref' },
       { id: 1, kind: 'u8', value: 1 }, // nullable
@@ -180,7 +180,7 @@ function writeType(w: FlatWriter, c: Column, from: number): void {
       w.table([{ id: 0, kind: 'i16', value: DATE_DAY }], from);
       return;
     case 'timestamp': {
-      const [zone] = w.table(
+      const [, zone] = w.table(
         [
           { id: 0, kind: 'i16', value: TIME_UNIT[c.unit] },
           { id: 1, kind: 'ref' },
