@@ -1,14 +1,7 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
-import {
-  encodeHead,
-  encodeHeadAsync,
-  finishEncoded,
-  tailSize,
-  writeTail as writeEncodedTail,
-  type EncodedHead,
-  type Encoding,
-} from '../format/encoded-body.js';
+import { Crc32Combiner } from '../format/crc32-combine.js';
+import { encodeHead, encodeHeadAsync, prefixSize, tailSize, wrapHead, type EncodedHead, type Encoding } from '../format/encoded-body.js';
 import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
 import { etagOf, ifNoneMatchHits } from '../format/etag.js';
 import type { FormatWriter } from '../format/format-writer.js';
@@ -17,7 +10,7 @@ import { negotiateEncoding, negotiateFormat, type Format } from '../format/negot
 import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
-import { dataAgeHours, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
+import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import type { HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
@@ -103,15 +96,19 @@ function layoutOf(gen: Generation, projection: readonly number[] | null): readon
  * thread: it owns the thread's buffers, page resolver, format writers and caches.
  *
  * parse (splitPresentation, negotiate, locateQuery, parseProjection) pins the generation
- * and the normalised request; a response-cache hit then needs no more than its tail;
- * otherwise resolve (resolveDataPage) gives the page's row ids and envelope once, and the
- * request's FormatWriter writes them. The content coding is applied to the head, the
- * bytes that depend only on (generation, request), and the per-request tail is appended
- * without re-encoding (format/encoded-body.ts), so the cache keeps encoded heads too.
+ * and the normalised request; a response-cache hit then needs no more than its per-request
+ * prefix and suffix; otherwise resolve (resolveDataPage) gives the page's row ids and
+ * envelope once, and the request's FormatWriter writes them. The content coding is applied
+ * to the middle, the bytes that depend only on (generation, request), and the per-request
+ * prefix and suffix are put around it without re-encoding (format/encoded-body.ts), so the
+ * cache keeps encoded middles too. Not with brotli and a prefix (Arrow): see below.
  */
 export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
+  /** a miss: prefix + middle; a hit: the prefix */
   const out = new ByteWriter(256 * 1024);
+  /** the suffix */
   const tail = new ByteWriter(2048);
+  const combiner = new Crc32Combiner();
   let encodedOut = Buffer.allocUnsafe(64 * 1024);
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
   const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
@@ -135,34 +132,57 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return h;
   }
 
-  /** head (identity bytes in `out`, or an encoded head) + tail -> the body, in reusable memory. */
-  function assemble(head: Uint8Array | EncodedHead): Uint8Array {
-    if (head instanceof Uint8Array) {
-      if (tail.pos === 0) return head;
-      const n = head.byteLength + tail.pos;
-      if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-      encodedOut.set(head, 0);
-      encodedOut.set(tail.view(), head.byteLength);
-      return encodedOut.subarray(0, n);
-    }
-    const n = head.bytes.byteLength + tailSize(head.encoding, tail.pos);
+  function room(n: number): void {
     if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-    return encodedOut.subarray(0, finishEncoded(head, tail.view(), encodedOut));
   }
 
-  /** A cached head (copied out of the cache's pages) + tail -> the body, in reusable memory. */
-  function assembleHit(hit: CachedHead): Uint8Array {
-    const n = hit.bytes + (hit.encoding === null ? tail.pos : tailSize(hit.encoding, tail.pos));
-    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-    cache!.copyHead(hit, encodedOut);
-    if (hit.encoding !== null) return encodedOut.subarray(0, writeEncodedTail(hit, tail.view(), encodedOut, hit.bytes));
-    encodedOut.set(tail.view(), hit.bytes);
+  /** prefix + middle (identity bytes in `out`) + suffix -> the body, in reusable memory. */
+  function assemblePlain(body: Uint8Array): Uint8Array {
+    if (tail.pos === 0) return body;
+    const n = body.byteLength + tail.pos;
+    room(n);
+    encodedOut.set(body, 0);
+    encodedOut.set(tail.view(), body.byteLength);
     return encodedOut.subarray(0, n);
   }
 
-  function writeTail(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
+  /** prefix + an encoded middle + suffix -> the body, in reusable memory. */
+  function assembleEncoded(head: EncodedHead, prefix: Uint8Array): Uint8Array {
+    const at = prefixSize(head.encoding, prefix.byteLength);
+    room(at + head.bytes.byteLength + tailSize(head.encoding, tail.pos));
+    encodedOut.set(head.bytes, at);
+    return encodedOut.subarray(0, wrapHead(head, head.bytes.byteLength, prefix, tail.view(), encodedOut, combiner));
+  }
+
+  /** prefix + a cached middle (copied out of the cache's pages) + suffix -> the body, in reusable memory. */
+  function assembleHit(hit: CachedHead, prefix: Uint8Array): Uint8Array {
+    const p = prefix.byteLength;
+    if (hit.encoding === null) {
+      const n = p + hit.bytes + tail.pos;
+      room(n);
+      encodedOut.set(prefix, 0);
+      cache!.copyHead(hit, encodedOut, p);
+      encodedOut.set(tail.view(), p + hit.bytes);
+      return encodedOut.subarray(0, n);
+    }
+    const at = prefixSize(hit.encoding, p);
+    room(at + hit.bytes + tailSize(hit.encoding, tail.pos));
+    cache!.copyHead(hit, encodedOut, at);
+    return encodedOut.subarray(0, wrapHead(hit, hit.bytes, prefix, tail.view(), encodedOut, combiner));
+  }
+
+  function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
     tail.reset();
-    writer.writeTail(tail, meta, stamp);
+    writer.writeSuffix(tail, meta, stamp);
+  }
+
+  /** The page's middle after its prefix in `out`; returns where the middle starts. */
+  function writeBody(writer: FormatWriter, page: ResolvedPage, shape: unknown, stamp: RequestStamp): number {
+    out.reset();
+    writer.writePrefix(out, page.meta, shape, stamp);
+    const at = out.pos;
+    writer.writeMiddle(out, page);
+    return at;
   }
 
   /**
@@ -222,15 +242,22 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       };
     }
     const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
-    const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
+    // A prefix cannot go in front of a cached brotli middle (encoded-body.ts: the stream
+    // header is bit-packed into the first meta-block, and bytes in front would turn its
+    // static-dictionary references into copies of the prefix): such answers are written and
+    // compressed whole, per request, and never cached.
+    const wholeBr = writer.prefixed && encoding === 'br';
+    const cacheKey = cache === null || wholeBr ? null : responseKey(slot.id, gen.number, normalised);
     const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
     if (hit !== undefined) {
-      writeTail(writer, hit.meta, stamp);
+      out.reset();
+      writer.writePrefix(out, hit.meta, hit.shape, stamp);
+      writeSuffix(writer, hit.meta, stamp);
       return {
         status: 200,
         headers: headers(hit.meta, req, etag, hit.encoding, immutable),
         contentType: writer.contentType,
-        body: assembleHit(hit),
+        body: assembleHit(hit, out.view()),
         rows: hit.meta.count,
         format,
       };
@@ -239,32 +266,34 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     rowCache?.register(gen.uid, table.columns);
     const page = pinned.resolve(layoutOf(gen, projection));
     const meta = page.meta;
-    out.reset();
-    writer.writeHead(out, page, stamp);
+    const shape = writer.shapeOf(page.view);
+    const middleAt = writeBody(writer, page, shape, stamp);
     const bytes = out.view();
     if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
+    // What is encoded (and kept) starts at the middle, or at 0 when the whole body is compressed.
+    const split = wholeBr ? 0 : middleAt;
     if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
       const owned = Buffer.from(bytes);
       const enc = encoding;
-      return encodeHeadAsync(owned, enc).then((encoded) => {
-        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
-        writeTail(writer, meta, stamp);
-        const body = Buffer.from(assemble(encoded));
+      return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
+        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta, shape);
+        writeSuffix(writer, meta, stamp);
+        const body = Buffer.from(assembleEncoded(encoded, owned.subarray(0, split)));
         return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
-    const head = encoding === null ? bytes : encodeHead(bytes, encoding);
-    if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
-    if (head instanceof Uint8Array) encoding = null;
-    writeTail(writer, meta, stamp);
-    return {
-      status: 200,
-      headers: headers(meta, req, etag, encoding, immutable),
-      contentType: writer.contentType,
-      body: assemble(head),
-      rows: meta.count,
-      format,
-    };
+    let body: Uint8Array;
+    if (encoding === null) {
+      if (cacheKey !== null) cache!.admit(cacheKey, bytes.subarray(middleAt), meta, shape);
+      writeSuffix(writer, meta, stamp);
+      body = assemblePlain(bytes);
+    } else {
+      const encoded = encodeHead(bytes.subarray(split), encoding);
+      if (cacheKey !== null) cache!.admit(cacheKey, encoded, meta, shape);
+      writeSuffix(writer, meta, stamp);
+      body = assembleEncoded(encoded, bytes.subarray(0, split));
+    }
+    return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body, rows: meta.count, format };
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),

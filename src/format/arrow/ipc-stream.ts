@@ -38,15 +38,34 @@ import type { OutputColumn, PageView } from '../page-view.js';
  * column's unit with time zone UTC, Bool bit-packed.
  */
 export function writeArrowStream(out: ByteWriter, page: PageView, metadata: ReadonlyMap<string, string>): void {
+  writeArrowSchema(out, arrowFields(page.columns), metadata);
+  writeArrowBatch(out, page);
+}
+
+/** The schema's fields of a page's columns: names and Arrow types only, no reference to the columns' data. */
+export function arrowFields(columns: readonly OutputColumn[]): Field[] {
+  return columns.map((c) => new Field(c.column.name, arrowType(c.column), true));
+}
+
+/**
+ * The stream's first message, the schema (no body). Its length is a multiple of 8, so what
+ * follows keeps its alignment: a cached batch part can follow any request's schema.
+ */
+export function writeArrowSchema(out: ByteWriter, fields: readonly Field[], metadata: ReadonlyMap<string, string>): void {
+  writeMessage(out, Message.encode(Message.from(new Schema([...fields], new Map(metadata)))), 0);
+}
+
+/** The rest of the stream after the schema: the record batch (none for zero rows) and the end-of-stream marker. */
+export function writeArrowBatch(out: ByteWriter, page: PageView): void {
   // Typed-array views need 8-byte alignment in the output's memory; a misaligned writer
   // (never the serving threads', whose buffers are their own ArrayBuffers) goes through one.
   if (((out.buf.byteOffset + out.pos) & 7) !== 0) {
     const aligned = new ByteWriter(64 * 1024);
-    writeAligned(aligned, page, metadata);
+    writeAligned(aligned, page);
     out.bytes(aligned.view());
     return;
   }
-  writeAligned(out, page, metadata);
+  writeAligned(out, page);
 }
 
 /** The whole stream as owned bytes (the file channel). */
@@ -58,10 +77,8 @@ export function arrowStreamBytes(page: PageView, metadata: ReadonlyMap<string, s
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 
-function writeAligned(out: ByteWriter, page: PageView, metadata: ReadonlyMap<string, string>): void {
+function writeAligned(out: ByteWriter, page: PageView): void {
   const { columns, rows, count: n } = page;
-  const fields = columns.map((c) => new Field(c.column.name, arrowType(c.column), true));
-  writeMessage(out, Message.encode(Message.from(new Schema(fields, new Map(metadata)))), 0);
   if (n > 0) {
     // Plan: every column's buffers (offset, length in the body) and null count.
     const nodes: FieldNode[] = [];
