@@ -102,7 +102,7 @@ export function finishEncoded(head: EncodedHead, tail: Uint8Array, out: Uint8Arr
 }
 
 /** Writes only the encoded tail at `p` (the caller placed the head before it); returns the end. */
-export function writeTail(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, tail: Uint8Array, out: Uint8Array, p: number): number {
+function writeTail(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, tail: Uint8Array, out: Uint8Array, p: number): number {
   return writeTailAfter(head.encoding, head.crc, head.length, tail, out, p);
 }
 

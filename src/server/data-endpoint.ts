@@ -71,6 +71,8 @@ const COMPRESS_MIN_BYTES = 1024;
 const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
+/** the prefix of formats without one (never written to) */
+const EMPTY = new Uint8Array(0);
 /**
  * `as_of` and `generation` both given (contract 12): the answer never changes. `private`,
  * not `public`: the answer is behind an API key that shared caches do not vary on, so only
@@ -257,7 +259,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         status: 200,
         headers: headers(hit.meta, req, etag, hit.encoding, immutable),
         contentType: writer.contentType,
-        body: assembleHit(hit, out.view()),
+        body: assembleHit(hit, out.pos === 0 ? EMPTY : out.view()),
         rows: hit.meta.count,
         format,
       };
@@ -270,7 +272,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const middleAt = writeBody(writer, page, shape, stamp);
     const bytes = out.view();
     if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
-    // What is encoded (and kept) starts at the middle, or at 0 when the whole body is compressed.
+    // What is encoded and kept starts at the middle, or at 0 when the whole body is compressed (then nothing is kept).
     const split = wholeBr ? 0 : middleAt;
     if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
       const owned = Buffer.from(bytes);
@@ -282,17 +284,12 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
-    let body: Uint8Array;
-    if (encoding === null) {
-      if (cacheKey !== null) cache!.admit(cacheKey, bytes.subarray(middleAt), meta, shape);
-      writeSuffix(writer, meta, stamp);
-      body = assemblePlain(bytes);
-    } else {
-      const encoded = encodeHead(bytes.subarray(split), encoding);
-      if (cacheKey !== null) cache!.admit(cacheKey, encoded, meta, shape);
-      writeSuffix(writer, meta, stamp);
-      body = assembleEncoded(encoded, bytes.subarray(0, split));
-    }
+    // No prefix (JSON, CSV): no view made.
+    const middle = split === 0 ? bytes : bytes.subarray(split);
+    const head = encoding === null ? middle : encodeHead(middle, encoding);
+    if (cacheKey !== null) cache!.admit(cacheKey, head, meta, shape);
+    writeSuffix(writer, meta, stamp);
+    const body = head instanceof Uint8Array ? assemblePlain(bytes) : assembleEncoded(head, split === 0 ? EMPTY : bytes.subarray(0, split));
     return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body, rows: meta.count, format };
   };
   return Object.assign(endpoint, {
