@@ -1,7 +1,6 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
-import { Crc32Combiner } from '../format/crc32-combine.js';
-import { encodeHead, encodeHeadAsync, prefixSize, tailSize, wrapHead, type EncodedHead, type Encoding } from '../format/encoded-body.js';
+import { encodeHead, encodeHeadAsync, type Encoding } from '../format/encoded-body.js';
 import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
 import { etagOf, ifNoneMatchHits } from '../format/etag.js';
 import type { FormatWriter } from '../format/format-writer.js';
@@ -25,7 +24,8 @@ import { MissingGeneration, pinRequest, type DataEndpointKind, type PinContext, 
 import type { Generation } from './generation.js';
 import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
 import { ApiError } from '../errors.js';
-import { normalisedText, ResponseCache, responseKey, type CachedHead, type ResponseCacheStats } from './response-cache.js';
+import { BodyAssembler } from './body-assembler.js';
+import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
@@ -110,8 +110,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const out = new ByteWriter(256 * 1024);
   /** the suffix */
   const tail = new ByteWriter(2048);
-  const combiner = new Crc32Combiner();
-  let encodedOut = Buffer.allocUnsafe(64 * 1024);
+  const bodies = new BodyAssembler();
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
   const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
@@ -132,45 +131,6 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     if (encoding !== null) h.push(['content-encoding', encoding]);
     appendEnvelopeHeaders(h, { ...meta, dataAgeHours: dataAgeHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
     return h;
-  }
-
-  function room(n: number): void {
-    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-  }
-
-  /** prefix + middle (identity bytes in `out`) + suffix -> the body, in reusable memory. */
-  function assemblePlain(body: Uint8Array): Uint8Array {
-    if (tail.pos === 0) return body;
-    const n = body.byteLength + tail.pos;
-    room(n);
-    encodedOut.set(body, 0);
-    encodedOut.set(tail.view(), body.byteLength);
-    return encodedOut.subarray(0, n);
-  }
-
-  /** prefix + an encoded middle + suffix -> the body, in reusable memory. */
-  function assembleEncoded(head: EncodedHead, prefix: Uint8Array): Uint8Array {
-    const at = prefixSize(head.encoding, prefix.byteLength);
-    room(at + head.bytes.byteLength + tailSize(head.encoding, tail.pos));
-    encodedOut.set(head.bytes, at);
-    return encodedOut.subarray(0, wrapHead(head, head.bytes.byteLength, prefix, tail.view(), encodedOut, combiner));
-  }
-
-  /** prefix + a cached middle (copied out of the cache's pages) + suffix -> the body, in reusable memory. */
-  function assembleHit(hit: CachedHead, prefix: Uint8Array): Uint8Array {
-    const p = prefix.byteLength;
-    if (hit.encoding === null) {
-      const n = p + hit.bytes + tail.pos;
-      room(n);
-      encodedOut.set(prefix, 0);
-      cache!.copyHead(hit, encodedOut, p);
-      encodedOut.set(tail.view(), p + hit.bytes);
-      return encodedOut.subarray(0, n);
-    }
-    const at = prefixSize(hit.encoding, p);
-    room(at + hit.bytes + tailSize(hit.encoding, tail.pos));
-    cache!.copyHead(hit, encodedOut, at);
-    return encodedOut.subarray(0, wrapHead(hit, hit.bytes, prefix, tail.view(), encodedOut, combiner));
   }
 
   function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
@@ -259,7 +219,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         status: 200,
         headers: headers(hit.meta, req, etag, hit.encoding, immutable),
         contentType: writer.contentType,
-        body: assembleHit(hit, out.pos === 0 ? EMPTY : out.view()),
+        body: bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view()),
         rows: hit.meta.count,
         format,
       };
@@ -280,7 +240,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
         if (cacheKey !== null) cache!.set(cacheKey, encoded, meta, shape);
         writeSuffix(writer, meta, stamp);
-        const body = Buffer.from(assembleEncoded(encoded, owned.subarray(0, split)));
+        const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
         return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
@@ -289,7 +249,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const head = encoding === null ? middle : encodeHead(middle, encoding);
     if (cacheKey !== null) cache!.admit(cacheKey, head, meta, shape);
     writeSuffix(writer, meta, stamp);
-    const body = head instanceof Uint8Array ? assemblePlain(bytes) : assembleEncoded(head, split === 0 ? EMPTY : bytes.subarray(0, split));
+    const body =
+      head instanceof Uint8Array ? bodies.plain(bytes, tail.view()) : bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
     return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body, rows: meta.count, format };
   };
   return Object.assign(endpoint, {
