@@ -26,7 +26,7 @@ describe('Crc32Combiner (crc32_combine, GF(2) matrices)', () => {
       }
   });
 
-  it('random lengths, and one instance reused for three-part chains (its scratch holds nothing over)', () => {
+  it('random lengths, one instance reused, three-part chains', () => {
     const next = rng(7);
     const combiner = new Crc32Combiner();
     for (let i = 0; i < 60; i++) {
@@ -34,6 +34,18 @@ describe('Crc32Combiner (crc32_combine, GF(2) matrices)', () => {
       const [a, b, c] = parts as [Buffer, Buffer, Buffer];
       const ab = combiner.combine(crc(a), crc(b), b.length);
       expect(combiner.combine(ab, crc(c), c.length)).toBe(crc(Buffer.concat(parts)));
+    }
+  });
+
+  it('lengths past 2^32 (too large to hash here) agree with splitting them: combine is associative', () => {
+    // crc(A+B+C) either way (non-empty parts: an empty one has CRC 0, not any value): combine(combine(a, b, |B|), c, |C|) = combine(a, combine(b, c, |C|), |B| + |C|).
+    const next = rng(99);
+    const combiner = new Crc32Combiner();
+    for (let i = 0; i < 200; i++) {
+      const [a, b, c] = [0, 1, 2].map(() => Math.floor(next() * 2 ** 32));
+      const lb = 1 + Math.floor(next() * 2 ** (1 + 51 * next()));
+      const lc = 1 + Math.floor(next() * 2 ** (1 + 51 * next()));
+      expect(combiner.combine(combiner.combine(a!, b!, lb), c!, lc), `${lb} + ${lc}`).toBe(combiner.combine(a!, combiner.combine(b!, c!, lc), lb + lc));
     }
   });
 
