@@ -7,6 +7,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { arrowStreamBytes, writeArrowStream } from '../src/format/arrow/ipc-stream.js';
+import { SchemaMessage } from '../src/format/arrow/schema-message.js';
 import type { OutputColumn, PageView } from '../src/format/page-view.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
 import type { Column, StringDictionary } from '../src/store/column.js';
@@ -97,7 +98,7 @@ describe('Arrow IPC stream writer', () => {
     for (const prefix of [1, 3, 4, 8]) {
       const w = new ByteWriter(64 * 1024);
       for (let i = 0; i < prefix; i++) w.byte(0xab);
-      writeArrowStream(w, page, meta);
+      writeArrowStream(w, page, new SchemaMessage(page.columns, [...meta], null));
       expect(Buffer.from(w.view().subarray(prefix)).equals(Buffer.from(aligned)), `prefix ${prefix}`).toBe(true);
     }
   });
@@ -226,7 +227,7 @@ describe('Arrow IPC stream writer: every integer width, units, computed columns 
     const plain = arrowStreamBytes(bigView, new Map());
     const w = new ByteWriter(16);
     w.byte(1);
-    writeArrowStream(w, bigView, new Map());
+    writeArrowStream(w, bigView, new SchemaMessage(bigView.columns, [], null));
     expect(Buffer.from(w.view().subarray(1)).equals(Buffer.from(plain))).toBe(true);
     const t = tableFromIPC(plain);
     expect(t.getChild('v')!.get(0)).toBe((big - 1) * 0.5);

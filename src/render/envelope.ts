@@ -42,7 +42,8 @@ export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (o
 export function writeEnvelopeHead(
   out: ByteWriter,
   meta: Pick<EnvelopeMeta, 'productId' | 'count' | 'hasMore' | 'nextCursor'>,
-  writeData: (out: ByteWriter) => void,
+  /** writes the `data` value; null leaves the `data` key out (Arrow's schema metadata: the rows are the batch) */
+  writeData: ((out: ByteWriter) => void) | null,
 ): void {
   out.ascii('{"product_id":');
   writeJsonString(out, meta.productId);
@@ -54,6 +55,7 @@ export function writeEnvelopeHead(
     if (meta.nextCursor === null) out.null();
     else writeJsonString(out, meta.nextCursor);
   }
+  if (writeData === null) return;
   out.ascii(',"data":');
   writeData(out);
 }

@@ -1,19 +1,15 @@
-import type { Field } from 'apache-arrow';
-import { ByteWriter } from '../../render/byte-writer.js';
+import type { ByteWriter } from '../../render/byte-writer.js';
 import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
 import { SERIES_KEY_METADATA } from '../../snapshot/arrow-writer.js';
-import { arrowFields, writeArrowBatch, writeArrowSchema } from './ipc-stream.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';
-import type { PageView } from '../page-view.js';
+import type { OutputColumn, PageView } from '../page-view.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
+import { writeArrowBatch } from './ipc-stream.js';
+import { SchemaMessage } from './schema-message.js';
 
-/** What an Arrow prefix (the schema message) needs of a page: the fields and the series key, no column data. */
-export interface ArrowShape {
-  readonly fields: readonly Field[];
-  readonly seriesKey: readonly string[];
-}
+export const ENVELOPE_METADATA = 'pitcache.envelope';
 
 /**
  * Arrow answers (contract 9): an IPC stream whose schema metadata carries
@@ -23,26 +19,23 @@ export interface ArrowShape {
  * comes first in the stream, so the schema is the per-request prefix; the record batch and
  * the end-of-stream marker are the cacheable middle (they depend on rows and columns only;
  * the schema message is a multiple of 8 bytes, so the batch's alignment holds after any
- * request's schema). A cache hit writes a fresh schema from the kept fields and meta in
- * front of the kept batch: the bodies differ only inside the schema message.
+ * request's schema). The schema message of each layout is encoded once (SchemaMessage,
+ * envelope last) and is the shape the response cache keeps beside a middle (owned bytes,
+ * no column data): an answer, hit or not, writes only its envelope into it. The bodies of a
+ * hit and of the first answer differ only inside the schema message.
  */
-export class ArrowFormatWriter implements FormatWriter<ArrowShape> {
+export class ArrowFormatWriter implements FormatWriter<SchemaMessage> {
   readonly format = 'arrow';
   readonly contentType = CONTENT_TYPES.arrow;
   readonly prefixed = true;
-  /** the fields per (table, output layout), made once: a layout's Arrow types never change */
-  private readonly fields = new LayoutCache<readonly Field[]>(arrowFields);
+  private readonly schemas = new LayoutCache((): { key: readonly string[] | null; message: SchemaMessage | null } => ({ key: null, message: null }));
 
-  shapeOf(view: PageView): ArrowShape {
-    return { fields: this.fields.of(view.columns), seriesKey: view.seriesKey };
+  shapeOf(view: PageView): SchemaMessage {
+    return this.schemaOf(view.columns, view.seriesKey);
   }
 
-  writePrefix(out: ByteWriter, meta: PageMeta, shape: ArrowShape, stamp: RequestStamp): void {
-    const metadata = new Map([
-      [SERIES_KEY_METADATA, JSON.stringify(shape.seriesKey)],
-      ['pitcache.envelope', envelopeJson(meta, stamp)],
-    ]);
-    writeArrowSchema(out, shape.fields, metadata);
+  writePrefix(out: ByteWriter, meta: PageMeta, schema: SchemaMessage, stamp: RequestStamp): void {
+    schema.write(out, (w) => writeEnvelope(w, meta, stamp));
   }
 
   writeMiddle(out: ByteWriter, page: ResolvedPage): void {
@@ -50,12 +43,29 @@ export class ArrowFormatWriter implements FormatWriter<ArrowShape> {
   }
 
   writeSuffix(): void {}
+
+  /**
+   * A layout's stored columns belong to one table, whose series key is one array, so one
+   * message per layout; a layout of computed columns only (shared across tables by shape)
+   * is re-encoded when the key differs.
+   */
+  private schemaOf(columns: readonly OutputColumn[], seriesKey: readonly string[]): SchemaMessage {
+    const held = this.schemas.of(columns);
+    if (held.message === null || (held.key !== seriesKey && !sameKey(held.key!, seriesKey))) {
+      held.message = new SchemaMessage(columns, [[SERIES_KEY_METADATA, JSON.stringify(seriesKey)]], ENVELOPE_METADATA);
+    }
+    held.key = seriesKey;
+    return held.message;
+  }
 }
 
-/** The JSON envelope of an answer without `data` (the same fields and bytes as a JSON answer's). */
-function envelopeJson(meta: PageMeta, stamp: RequestStamp): string {
-  const w = new ByteWriter(1024);
-  writeEnvelopeHead(w, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (x) => x.null());
+function sameKey(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The JSON envelope of an answer without `data`: the same fields and bytes as a JSON answer's, as UTF-8. */
+function writeEnvelope(w: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
+  writeEnvelopeHead(w, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, null);
   writeEnvelopeMetadata(w, {
     retrievedAtUs: stamp.retrievedAtUs,
     totalCount: meta.totalCount,
@@ -64,5 +74,4 @@ function envelopeJson(meta: PageMeta, stamp: RequestStamp): string {
     dataAgeHours: dataAgeHours(meta, stamp.retrievedAtUs),
     extensions: meta.extensions,
   });
-  return Buffer.from(w.view()).toString('utf8').replace(',"data":null', '');
 }

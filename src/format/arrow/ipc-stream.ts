@@ -1,58 +1,28 @@
-import {
-  Bool,
-  DateDay,
-  Field,
-  Float32,
-  Float64,
-  Int16,
-  Int32,
-  Int64,
-  Int8,
-  Message,
-  Schema,
-  TimestampMicrosecond,
-  TimestampMillisecond,
-  TimestampSecond,
-  Uint16,
-  Uint32,
-  Uint8,
-  Utf8,
-  type DataType,
-} from 'apache-arrow';
+import { Message } from 'apache-arrow';
 import { BufferRegion, FieldNode, RecordBatch as RecordBatchHeader } from 'apache-arrow/ipc/metadata/message';
 import { ByteWriter } from '../../render/byte-writer.js';
-import type { Column, StringColumn } from '../../store/column.js';
+import type { StringColumn } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
+import { SchemaMessage } from './schema-message.js';
 
 /**
  * A page as an Arrow IPC stream (contract 9), framed here and written straight into the
  * answer's ByteWriter: the schema message, one record batch, the end-of-stream marker;
  * zero rows is the schema and the marker only.
  *
- * Only the two small flatbuffer headers (schema, record-batch metadata) come from
- * apache-arrow (Message.encode); the body, which is all of the bytes, is gathered from the
+ * The schema message is the layout's SchemaMessage (encoded once per layout, the envelope
+ * written per answer); the record-batch header comes from apache-arrow (Message.encode);
+ * the body, which is all of the bytes, is gathered from the
  * store's typed arrays directly into the output at its final offset: one pass per column,
  * no intermediate arrays, no per-row JS values, no copy of the finished body. Layout per
  * the Arrow columnar format: every buffer 8-byte aligned and padded, validity bitmaps only
  * for columns that have nulls, Utf8 as int32 offsets + bytes, Timestamp as int64 at the
  * column's unit with time zone UTC, Bool bit-packed.
  */
-export function writeArrowStream(out: ByteWriter, page: PageView, metadata: ReadonlyMap<string, string>): void {
-  writeArrowSchema(out, arrowFields(page.columns), metadata);
+export function writeArrowStream(out: ByteWriter, page: PageView, schema: SchemaMessage, writeLast: ((out: ByteWriter) => void) | null = null): void {
+  // A schema message is a whole number of 8-byte words: the batch part keeps the stream's alignment.
+  schema.write(out, writeLast);
   writeArrowBatch(out, page);
-}
-
-/** The schema's fields of a page's columns: names and Arrow types only, no reference to the columns' data. */
-export function arrowFields(columns: readonly OutputColumn[]): Field[] {
-  return columns.map((c) => new Field(c.column.name, arrowType(c.column), true));
-}
-
-/**
- * The stream's first message, the schema (no body). Its length is a multiple of 8, so what
- * follows keeps its alignment: a cached batch part can follow any request's schema.
- */
-export function writeArrowSchema(out: ByteWriter, fields: readonly Field[], metadata: ReadonlyMap<string, string>): void {
-  writeMessage(out, Message.encode(Message.from(new Schema([...fields], new Map(metadata)))), 0);
 }
 
 /** The rest of the stream after the schema: the record batch (none for zero rows) and the end-of-stream marker. */
@@ -68,10 +38,10 @@ export function writeArrowBatch(out: ByteWriter, page: PageView): void {
   writeAligned(out, page);
 }
 
-/** The whole stream as owned bytes (the file channel). */
+/** The whole stream as owned bytes, with a schema encoded for this one answer (the file channel). */
 export function arrowStreamBytes(page: PageView, metadata: ReadonlyMap<string, string>): Uint8Array {
   const w = new ByteWriter(64 * 1024);
-  writeArrowStream(w, page, metadata);
+  writeArrowStream(w, page, new SchemaMessage(page.columns, [...metadata], null));
   return Buffer.from(w.view());
 }
 
@@ -175,32 +145,6 @@ function writeMessage(out: ByteWriter, meta: Uint8Array, bodyLength: number): vo
   buf.set(meta, out.pos + 8);
   buf.fill(0, out.pos + 8 + meta.byteLength, out.pos + 8 + padded);
   out.pos += 8 + padded;
-}
-
-function arrowType(c: Column): DataType {
-  switch (c.kind) {
-    case 'float':
-      return c.values instanceof Float32Array ? new Float32() : new Float64();
-    case 'int': {
-      const v = c.values;
-      if (v instanceof Int8Array) return new Int8();
-      if (v instanceof Int16Array) return new Int16();
-      if (v instanceof Int32Array) return new Int32();
-      if (v instanceof Uint8Array) return new Uint8();
-      if (v instanceof Uint16Array) return new Uint16();
-      return new Uint32();
-    }
-    case 'int64':
-      return new Int64();
-    case 'bool':
-      return new Bool();
-    case 'string':
-      return new Utf8();
-    case 'date32':
-      return new DateDay();
-    case 'timestamp':
-      return c.unit === 's' ? new TimestampSecond('UTC') : c.unit === 'ms' ? new TimestampMillisecond('UTC') : new TimestampMicrosecond('UTC');
-  }
 }
 
 type Numbers = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
