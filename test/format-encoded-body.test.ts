@@ -1,11 +1,31 @@
 import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { encodeHead, encodeHeadAsync, finishEncoded, tailSize, type EncodedHead, type Encoding } from '../src/format/encoded-body.js';
+import { Crc32Combiner } from '../src/format/crc32-combine.js';
+import {
+  encodeHead,
+  encodeHeadAsync,
+  finishEncoded,
+  GZIP_HEADER_BYTES,
+  prefixSize,
+  tailSize,
+  wrapHead,
+  type EncodedHead,
+  type Encoding,
+} from '../src/format/encoded-body.js';
 import { rng } from './support/rng.js';
 
 function decode(encoding: Encoding, body: Uint8Array): Buffer {
   return encoding === 'gzip' ? zlib.gunzipSync(body) : zlib.brotliDecompressSync(body);
+}
+
+/** prefix + head + tail as the response cache assembles it: the head's bytes placed at prefixSize, then wrapHead. */
+function wrapped(head: EncodedHead, prefix: Uint8Array, tail: Uint8Array, combiner = new Crc32Combiner()): Uint8Array {
+  const size = head.bytes.byteLength;
+  const out = new Uint8Array(prefixSize(head.encoding, prefix.byteLength) + size + tailSize(head.encoding, tail.byteLength));
+  out.set(head.bytes, prefixSize(head.encoding, prefix.byteLength));
+  expect(wrapHead(head, size, prefix, tail, out, combiner)).toBe(out.byteLength); // the sizes are exact
+  return out;
 }
 
 function whole(head: EncodedHead, tail: Uint8Array): Uint8Array {
@@ -80,5 +100,61 @@ describe('encoded head + per-request tail', () => {
   it('compresses: a compressible head shrinks', () => {
     const head = sample(rand, 100_000, true);
     for (const encoding of ['gzip', 'br'] as const) expect(encodeHead(head, encoding).bytes.byteLength).toBeLessThan(head.byteLength / 4);
+  });
+});
+
+describe('per-request prefix + encoded head + tail (gzip)', () => {
+  const rand = rng(11);
+  const cases: Array<[number, number, number]> = [];
+  for (const prefixBytes of [1, 8, 65_535, 65_536, 140_001])
+    for (const headBytes of [0, 1, 9000, 300_000]) for (const tailBytes of [0, 70]) cases.push([prefixBytes, headBytes, tailBytes]);
+
+  it.each(cases)('prefix %i bytes + head %i bytes + tail %i bytes gunzips to exactly their concatenation (CRC-32 and length checked)', (p, n, t) => {
+    const prefix = sample(rand, p, p % 2 === 0);
+    const head = sample(rand, n, true);
+    const tail = sample(rand, t, true);
+    expect(Buffer.compare(zlib.gunzipSync(wrapped(encodeHead(head, 'gzip'), prefix, tail)), Buffer.concat([prefix, head, tail]))).toBe(0);
+  });
+
+  it('the prefix rides in stored blocks right after the gzip header; the head is the same bytes, its header moved to the front', () => {
+    const head = encodeHead(sample(rand, 20_000, true), 'gzip');
+    const prefix = sample(rand, 100, true);
+    const body = wrapped(head, prefix, new Uint8Array(0));
+    expect(Buffer.compare(body.subarray(0, GZIP_HEADER_BYTES), head.bytes.subarray(0, GZIP_HEADER_BYTES))).toBe(0);
+    // BFINAL=0, BTYPE=00, LEN, NLEN, the prefix's bytes as they are.
+    expect([...body.subarray(GZIP_HEADER_BYTES, GZIP_HEADER_BYTES + 5)]).toEqual([0, 100, 0, 0xff - 100, 0xff]);
+    expect(Buffer.compare(body.subarray(GZIP_HEADER_BYTES + 5, GZIP_HEADER_BYTES + 105), prefix)).toBe(0);
+    const rest = head.bytes.subarray(GZIP_HEADER_BYTES);
+    expect(Buffer.compare(body.subarray(GZIP_HEADER_BYTES + 105, GZIP_HEADER_BYTES + 105 + rest.byteLength), rest)).toBe(0);
+  });
+
+  it('one encoded head serves many prefixes and tails; gzip(1) checks the combined CRC (a wrong one fails)', () => {
+    const bytes = sample(rand, 120_000, true);
+    const head = encodeHead(bytes, 'gzip');
+    const combiner = new Crc32Combiner();
+    for (const [p, t] of [
+      ['schema of request a', 'end a'],
+      ['a longer schema of request bb', ''],
+    ] as const) {
+      const body = wrapped(head, Buffer.from(p), Buffer.from(t), combiner);
+      const out = execFileSync('gzip', ['-dc'], { input: body, maxBuffer: 1 << 24 });
+      expect(out.toString('latin1')).toBe(p + Buffer.from(bytes).toString('latin1') + t);
+      body[body.length - 8]! ^= 1;
+      expect(() => execFileSync('gzip', ['-dc'], { input: body, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 1 << 24 })).toThrow();
+    }
+  });
+
+  it('an empty prefix writes exactly what finishEncoded writes (JSON and CSV keep their bytes)', () => {
+    for (const encoding of ['gzip', 'br'] as const) {
+      const head = encodeHead(sample(rand, 5000, true), encoding);
+      const tail = Buffer.from(',"metadata":{}}');
+      expect(Buffer.compare(wrapped(head, new Uint8Array(0), tail), whole(head, tail))).toBe(0);
+    }
+  });
+
+  it('brotli refuses a prefix before an encoded head', () => {
+    const head = encodeHead(sample(rand, 5000, true), 'br');
+    expect(() => prefixSize('br', 1)).toThrow(RangeError);
+    expect(() => wrapHead(head, head.bytes.byteLength, Buffer.from('x'), new Uint8Array(0), new Uint8Array(1 << 16), new Crc32Combiner())).toThrow(RangeError);
   });
 });

@@ -215,8 +215,8 @@ describe('JsonLayouts: compiled writers per (table, layout), not per request', (
   });
 });
 
-describe('JsonFormatWriter: head and tail', () => {
-  it('writes the envelope head and a per-request tail, data_age_hours measured from as_of or now', () => {
+describe('JsonFormatWriter: middle and suffix', () => {
+  it('writes the envelope up to data and a per-request metadata suffix, data_age_hours measured from as_of or now', () => {
     const cols = columns(5);
     const writer = new JsonFormatWriter();
     const meta: PageMeta = {
@@ -231,8 +231,8 @@ describe('JsonFormatWriter: head and tail', () => {
       extensions: [['generation', 7]],
     };
     const out = new ByteWriter(16);
-    writer.writeHead(out, { view: view(stored([cols[0]!]), [1]), meta });
-    writer.writeTail(out, meta, { retrievedAtUs: 1_010 * 3_600_000_000, recordId: 'req_1' });
+    writer.writeMiddle(out, { view: view(stored([cols[0]!]), [1]), meta });
+    writer.writeSuffix(out, meta, { retrievedAtUs: 1_010 * 3_600_000_000, recordId: 'req_1' });
     const body = JSON.parse(text(out));
     expect(body).toEqual({
       product_id: 'gbsi_eu',
@@ -250,7 +250,7 @@ describe('JsonFormatWriter: head and tail', () => {
       },
     });
     const asOf = new ByteWriter(16);
-    writer.writeTail(asOf, { ...meta, asOfUs: 1_004 * 3_600_000_000 }, { retrievedAtUs: 1_010 * 3_600_000_000, recordId: 'req_2' });
+    writer.writeSuffix(asOf, { ...meta, asOfUs: 1_004 * 3_600_000_000 }, { retrievedAtUs: 1_010 * 3_600_000_000, recordId: 'req_2' });
     expect(text(asOf)).toContain('"data_age_hours":4,');
     expect(writer.contentType).toBe('application/json');
   });

@@ -16,11 +16,16 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
+/** The head read back at 0 and, as a hit with a prefix places it, at an odd offset: equal bytes, nothing around it written. */
 function readBack(arena: HeadArena, first: number, n: number): Uint8Array {
   const out = new Uint8Array(n + 16).fill(0xee);
   arena.copyOut(first, n, out);
   // Nothing past the head is written.
   expect(out.subarray(n).every((b) => b === 0xee)).toBe(true);
+  const shifted = new Uint8Array(n + 29).fill(0xee);
+  arena.copyOut(first, n, shifted, 13);
+  expect(shifted.subarray(0, 13).every((b) => b === 0xee) && shifted.subarray(13 + n).every((b) => b === 0xee)).toBe(true);
+  expect(same(shifted.subarray(13, 13 + n), out.subarray(0, n))).toBe(true);
   return out.subarray(0, n);
 }
 
@@ -81,7 +86,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const heads = Array.from({ length: 6 }, (_, i) => bytesOf(1000, i));
     for (let i = 0; i < 6; i++) {
-      cache.set(`k${i}`, heads[i]!, META);
+      cache.set(`k${i}`, heads[i]!, META, null);
       if (i === 3) expect(cache.get('k0')).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
     }
     const s = cache.stats();
@@ -100,7 +105,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const plain = bytesOf(3000, 1);
     const encoded = encodeHead(plain, 'gzip');
-    for (let round = 0; round < 10; round++) cache.set('same', round % 2 === 0 ? plain : encoded, META);
+    for (let round = 0; round < 10; round++) cache.set('same', round % 2 === 0 ? plain : encoded, META, null);
     expect(cache.stats()).toMatchObject({ stores: 10, evictions: 0, entries: 1 });
     const hit = cache.get('same')!;
     expect(hit.encoding).toBe('gzip');
@@ -110,7 +115,7 @@ describe('ResponseCache over its HeadArena', () => {
     cache.copyHead(hit, out);
     expect(out).toEqual(new Uint8Array(encoded.bytes));
     // Three more 3,000-byte heads fit in the 3 pages the replaced entries gave back.
-    for (let i = 0; i < 3; i++) cache.set(`other${i}`, plain, META);
+    for (let i = 0; i < 3; i++) cache.set(`other${i}`, plain, META, null);
     expect(cache.stats()).toMatchObject({ evictions: 0, entries: 4 });
   });
 });

@@ -161,10 +161,10 @@ describe('GET /metrics', () => {
     expect(delta('pitcache_rate_limited_total', { key_id: 'limited' })).toBe(5);
     expect(text).not.toContain(LIMITED_KEY);
 
-    // The response cache was asked once per cacheable 200 (JSON and CSV heads).
+    // The response cache was asked once per 200 (JSON, CSV and, identity-coded, Arrow).
     const asked =
       delta('pitcache_cache_events_total', { cache: 'response', event: 'hit' }) + delta('pitcache_cache_events_total', { cache: 'response', event: 'miss' });
-    expect(asked).toBe(9 + 2 + 4 + 3); // and the 3 walk_forward CSV answers
+    expect(asked).toBe(9 + 2 + 4 + 3 + 3); // and the 3 walk_forward CSV answers
     expect(delta('pitcache_cache_events_total', { cache: 'response', event: 'hit' })).toBeGreaterThan(0);
   });
 

@@ -1,14 +1,6 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
-import {
-  encodeHead,
-  encodeHeadAsync,
-  finishEncoded,
-  tailSize,
-  writeTail as writeEncodedTail,
-  type EncodedHead,
-  type Encoding,
-} from '../format/encoded-body.js';
+import { encodeHead, encodeHeadAsync, type Encoding } from '../format/encoded-body.js';
 import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
 import { etagOf, ifNoneMatchHits } from '../format/etag.js';
 import type { FormatWriter } from '../format/format-writer.js';
@@ -17,7 +9,7 @@ import { negotiateEncoding, negotiateFormat, type Format } from '../format/negot
 import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
-import { dataAgeHours, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
+import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import type { HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
@@ -32,7 +24,8 @@ import { MissingGeneration, pinRequest, type DataEndpointKind, type PinContext, 
 import type { Generation } from './generation.js';
 import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
 import { ApiError } from '../errors.js';
-import { normalisedText, ResponseCache, responseKey, type CachedHead, type ResponseCacheStats } from './response-cache.js';
+import { BodyAssembler } from './body-assembler.js';
+import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
@@ -78,6 +71,8 @@ const COMPRESS_MIN_BYTES = 1024;
 const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
+/** the prefix of formats without one (never written to) */
+const EMPTY = new Uint8Array(0);
 /**
  * `as_of` and `generation` both given (contract 12): the answer never changes. `private`,
  * not `public`: the answer is behind an API key that shared caches do not vary on, so only
@@ -103,16 +98,19 @@ function layoutOf(gen: Generation, projection: readonly number[] | null): readon
  * thread: it owns the thread's buffers, page resolver, format writers and caches.
  *
  * parse (splitPresentation, negotiate, locateQuery, parseProjection) pins the generation
- * and the normalised request; a response-cache hit then needs no more than its tail;
- * otherwise resolve (resolveDataPage) gives the page's row ids and envelope once, and the
- * request's FormatWriter writes them. The content coding is applied to the head, the
- * bytes that depend only on (generation, request), and the per-request tail is appended
- * without re-encoding (format/encoded-body.ts), so the cache keeps encoded heads too.
+ * and the normalised request; a response-cache hit then needs no more than its per-request
+ * prefix and suffix; otherwise resolve (resolveDataPage) gives the page's row ids and
+ * envelope once, and the request's FormatWriter writes them. The content coding is applied
+ * to the middle, the bytes that depend only on (generation, request), and the per-request
+ * prefix and suffix are put around it without re-encoding (format/encoded-body.ts), so the
+ * cache keeps encoded middles too. Not with brotli and a prefix (Arrow): see below.
  */
 export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
+  /** a miss: prefix + middle; a hit: the prefix */
   const out = new ByteWriter(256 * 1024);
+  /** the suffix */
   const tail = new ByteWriter(2048);
-  let encodedOut = Buffer.allocUnsafe(64 * 1024);
+  const bodies = new BodyAssembler();
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
   const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
@@ -135,34 +133,18 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return h;
   }
 
-  /** head (identity bytes in `out`, or an encoded head) + tail -> the body, in reusable memory. */
-  function assemble(head: Uint8Array | EncodedHead): Uint8Array {
-    if (head instanceof Uint8Array) {
-      if (tail.pos === 0) return head;
-      const n = head.byteLength + tail.pos;
-      if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-      encodedOut.set(head, 0);
-      encodedOut.set(tail.view(), head.byteLength);
-      return encodedOut.subarray(0, n);
-    }
-    const n = head.bytes.byteLength + tailSize(head.encoding, tail.pos);
-    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-    return encodedOut.subarray(0, finishEncoded(head, tail.view(), encodedOut));
-  }
-
-  /** A cached head (copied out of the cache's pages) + tail -> the body, in reusable memory. */
-  function assembleHit(hit: CachedHead): Uint8Array {
-    const n = hit.bytes + (hit.encoding === null ? tail.pos : tailSize(hit.encoding, tail.pos));
-    if (encodedOut.length < n) encodedOut = Buffer.allocUnsafe(Math.max(n, encodedOut.length * 2));
-    cache!.copyHead(hit, encodedOut);
-    if (hit.encoding !== null) return encodedOut.subarray(0, writeEncodedTail(hit, tail.view(), encodedOut, hit.bytes));
-    encodedOut.set(tail.view(), hit.bytes);
-    return encodedOut.subarray(0, n);
-  }
-
-  function writeTail(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
+  function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
     tail.reset();
-    writer.writeTail(tail, meta, stamp);
+    writer.writeSuffix(tail, meta, stamp);
+  }
+
+  /** The page's middle after its prefix in `out`; returns where the middle starts. */
+  function writeBody(writer: FormatWriter, page: ResolvedPage, shape: unknown, stamp: RequestStamp): number {
+    out.reset();
+    writer.writePrefix(out, page.meta, shape, stamp);
+    const at = out.pos;
+    writer.writeMiddle(out, page);
+    return at;
   }
 
   /**
@@ -222,15 +204,22 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       };
     }
     const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
-    const cacheKey = cache === null || !writer.cacheableHead ? null : responseKey(slot.id, gen.number, normalised);
+    // A prefix cannot go in front of a cached brotli middle (encoded-body.ts: the stream
+    // header is bit-packed into the first meta-block, and bytes in front would turn its
+    // static-dictionary references into copies of the prefix): such answers are written and
+    // compressed whole, per request, and never cached.
+    const wholeBr = writer.prefixed && encoding === 'br';
+    const cacheKey = cache === null || wholeBr ? null : responseKey(slot.id, gen.number, normalised);
     const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
     if (hit !== undefined) {
-      writeTail(writer, hit.meta, stamp);
+      out.reset();
+      writer.writePrefix(out, hit.meta, hit.shape, stamp);
+      writeSuffix(writer, hit.meta, stamp);
       return {
         status: 200,
         headers: headers(hit.meta, req, etag, hit.encoding, immutable),
         contentType: writer.contentType,
-        body: assembleHit(hit),
+        body: bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view()),
         rows: hit.meta.count,
         format,
       };
@@ -239,32 +228,30 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     rowCache?.register(gen.uid, table.columns);
     const page = pinned.resolve(layoutOf(gen, projection));
     const meta = page.meta;
-    out.reset();
-    writer.writeHead(out, page, stamp);
+    const shape = writer.shapeOf(page.view);
+    const middleAt = writeBody(writer, page, shape, stamp);
     const bytes = out.view();
     if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
+    // What is encoded and kept starts at the middle, or at 0 when the whole body is compressed (then nothing is kept).
+    const split = wholeBr ? 0 : middleAt;
     if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
       const owned = Buffer.from(bytes);
       const enc = encoding;
-      return encodeHeadAsync(owned, enc).then((encoded) => {
-        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta);
-        writeTail(writer, meta, stamp);
-        const body = Buffer.from(assemble(encoded));
+      return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
+        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta, shape);
+        writeSuffix(writer, meta, stamp);
+        const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
         return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
-    const head = encoding === null ? bytes : encodeHead(bytes, encoding);
-    if (cacheKey !== null) cache!.admit(cacheKey, head, meta);
-    if (head instanceof Uint8Array) encoding = null;
-    writeTail(writer, meta, stamp);
-    return {
-      status: 200,
-      headers: headers(meta, req, etag, encoding, immutable),
-      contentType: writer.contentType,
-      body: assemble(head),
-      rows: meta.count,
-      format,
-    };
+    // No prefix (JSON, CSV): no view made.
+    const middle = split === 0 ? bytes : bytes.subarray(split);
+    const head = encoding === null ? middle : encodeHead(middle, encoding);
+    if (cacheKey !== null) cache!.admit(cacheKey, head, meta, shape);
+    writeSuffix(writer, meta, stamp);
+    const body =
+      head instanceof Uint8Array ? bodies.plain(bytes, tail.view()) : bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
+    return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body, rows: meta.count, format };
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),

@@ -71,15 +71,15 @@ export class HeadArena {
     return first;
   }
 
-  /** Copies the n bytes of the chain at `first` into dst at 0 (dst has room). */
-  copyOut(first: number, n: number, dst: Uint8Array): void {
+  /** Copies the n bytes of the chain at `first` into dst at `to` (dst has room). */
+  copyOut(first: number, n: number, dst: Uint8Array, to = 0): void {
     let page = first;
     let at = 0;
     for (; at + HEAD_PAGE_BYTES <= n; at += HEAD_PAGE_BYTES) {
-      dst.set((this.views[page] ??= this.bytes.subarray(page * HEAD_PAGE_BYTES, (page + 1) * HEAD_PAGE_BYTES)), at);
+      dst.set((this.views[page] ??= this.bytes.subarray(page * HEAD_PAGE_BYTES, (page + 1) * HEAD_PAGE_BYTES)), to + at);
       page = this.next[page]!;
     }
-    if (at < n) copyBytes(dst, at, this.bytes, page * HEAD_PAGE_BYTES, page * HEAD_PAGE_BYTES + (n - at));
+    if (at < n) copyBytes(dst, to + at, this.bytes, page * HEAD_PAGE_BYTES, page * HEAD_PAGE_BYTES + (n - at));
   }
 
   /** Returns the chain at `first` to the free list. */

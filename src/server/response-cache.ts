@@ -6,8 +6,9 @@ import { HeadArena } from './head-arena.js';
 
 /**
  * A data request after normalisation: everything that decides the bytes of an answer's
- * head. Two requests with equal parts get the same head (the per-request tail,
- * retrieved_at, record_id, data_age_hours, is written per request).
+ * cacheable middle (format-writer.ts). Two requests with equal parts get the same middle
+ * (the per-request prefix and suffix, with retrieved_at, record_id, data_age_hours, are
+ * written per request).
  */
 export interface NormalisedRequest {
   /** `product/dataset` */
@@ -20,7 +21,7 @@ export interface NormalisedRequest {
   readonly format: string;
   /** the stored columns written: projectionKey (`*` for all) */
   readonly columns: string;
-  /** the content coding of the head; null for identity */
+  /** the content coding of the middle; null for identity */
   readonly encoding: string | null;
   readonly cursor: string | null;
 }
@@ -44,18 +45,21 @@ export function responseKey(dataset: string, generation: number, normalised: str
 }
 
 /**
- * A kept head: its bytes live in the cache's HeadArena (a chain of pages from `first`),
- * the rest is what a hit needs to finish the answer without resolving or encoding.
+ * A kept head, an answer's cacheable middle: its bytes live in the cache's HeadArena (a
+ * chain of pages from `first`), the rest is what a hit needs to finish the answer without
+ * resolving or encoding: the page's meta and its writer's shape (for the prefix).
  */
 interface KeptHead {
   /** first page of the chain in the arena (-1 for an empty head) */
   readonly first: number;
-  /** bytes stored: the head itself, or its encoded bytes */
+  /** bytes stored: the middle itself, or its encoded bytes */
   readonly bytes: number;
   readonly meta: PageMeta;
+  /** the writer's shapeOf(view) (FormatWriter): owned, no table data */
+  readonly shape: unknown;
 }
 
-/** An identity head, or an encoded one with what its tail needs (as in EncodedHead: CRC-32 and length of the decoded head). */
+/** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
 export type CachedHead = (KeptHead & { readonly encoding: null }) | (KeptHead & { readonly encoding: Encoding; readonly crc: number; readonly length: number });
 
 export interface ResponseCacheStats {
@@ -110,13 +114,13 @@ export class ResponseCache {
   }
 
   /** Keeps the entry if its key was asked for before (its bytes are copied: `head` may be a reused view). */
-  admit(key: string, head: Uint8Array | EncodedHead, meta: PageMeta): void {
+  admit(key: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     if (!this.doorkeeper.admit(key)) return;
-    this.set(key, head, meta);
+    this.set(key, head, meta, shape);
   }
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
-  set(key: string, head: Uint8Array | EncodedHead, meta: PageMeta): void {
+  set(key: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     const src = head instanceof Uint8Array ? head : head.bytes;
     if (src.byteLength + 2 * key.length + 256 > this.maxBytes) {
       this.tooLarge++;
@@ -128,15 +132,15 @@ export class ResponseCache {
     const first = this.arena.store(src);
     const entry: CachedHead =
       head instanceof Uint8Array
-        ? { first, bytes: src.byteLength, meta, encoding: null }
-        : { first, bytes: src.byteLength, meta, encoding: head.encoding, crc: head.crc, length: head.length };
+        ? { first, bytes: src.byteLength, meta, shape, encoding: null }
+        : { first, bytes: src.byteLength, meta, shape, encoding: head.encoding, crc: head.crc, length: head.length };
     this.lru.set(key, entry);
     this.stores++;
   }
 
-  /** Copies a kept head's stored bytes into dst at 0 (dst has room for `entry.bytes`). */
-  copyHead(entry: CachedHead, dst: Uint8Array): void {
-    this.arena.copyOut(entry.first, entry.bytes, dst);
+  /** Copies a kept head's stored bytes into dst at `to` (dst has room for `entry.bytes` there). */
+  copyHead(entry: CachedHead, dst: Uint8Array, to = 0): void {
+    this.arena.copyOut(entry.first, entry.bytes, dst, to);
   }
 
   stats(): ResponseCacheStats {

@@ -4,32 +4,47 @@ import { SERIES_KEY_METADATA } from '../../snapshot/arrow-writer.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';
-import type { OutputColumn } from '../page-view.js';
+import type { OutputColumn, PageView } from '../page-view.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
-import { writeArrowStream } from './ipc-stream.js';
 import { ArrowLayout } from './arrow-layout.js';
+import { writeArrowBatch } from './ipc-stream.js';
 
 export const ENVELOPE_METADATA = 'pitcache.envelope';
 
 /**
  * Arrow answers (contract 9): an IPC stream whose schema metadata carries
- * `pitcache.series_key` and `pitcache.envelope`, the JSON envelope without `data`. The
- * envelope holds this request's record id and retrieved_at, so the head is per request:
- * never cached, and there is no tail. What each layout's answers share (the schema message
- * but its envelope, the batch header template) is made once per layout: ArrowLayout.
+ * `pitcache.series_key` and `pitcache.envelope`, the JSON envelope without `data`.
+ *
+ * The envelope holds this request's record id and retrieved_at, and the schema message
+ * comes first in the stream, so the schema is the per-request prefix; the record batch and
+ * the end-of-stream marker are the cacheable middle (they depend on rows and columns only;
+ * the schema message is a multiple of 8 bytes, so the batch's alignment holds after any
+ * request's schema). What a layout's answers share (the schema message but its envelope,
+ * the batch header template) is made once per layout (ArrowLayout) and is the shape the
+ * response cache keeps beside a middle (owned bytes, no column data): an answer, hit or
+ * not, writes only its envelope into it. The bodies of a hit and of the first answer
+ * differ only inside the schema message.
  */
-export class ArrowFormatWriter implements FormatWriter {
+export class ArrowFormatWriter implements FormatWriter<ArrowLayout> {
   readonly format = 'arrow';
   readonly contentType = CONTENT_TYPES.arrow;
-  readonly cacheableHead = false;
+  readonly prefixed = true;
   private readonly layouts = new LayoutCache((): { key: readonly string[] | null; layout: ArrowLayout | null } => ({ key: null, layout: null }));
 
-  writeHead(out: ByteWriter, page: ResolvedPage, stamp: RequestStamp): void {
-    const { view, meta } = page;
-    writeArrowStream(out, view, this.layoutOf(view.columns, view.seriesKey), (w) => writeEnvelope(w, meta, stamp));
+  shapeOf(view: PageView): ArrowLayout {
+    return this.layoutOf(view.columns, view.seriesKey);
   }
 
-  writeTail(): void {}
+  writePrefix(out: ByteWriter, meta: PageMeta, layout: ArrowLayout, stamp: RequestStamp): void {
+    layout.schema.write(out, (w) => writeEnvelope(w, meta, stamp));
+  }
+
+  writeMiddle(out: ByteWriter, page: ResolvedPage): void {
+    const { view } = page;
+    writeArrowBatch(out, view, this.layoutOf(view.columns, view.seriesKey));
+  }
+
+  writeSuffix(): void {}
 
   /**
    * A layout's stored columns belong to one table, whose series key is one array, so one

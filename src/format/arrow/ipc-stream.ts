@@ -18,15 +18,22 @@ import { ArrowLayout } from './arrow-layout.js';
  * bytes, Timestamp as int64 at the column's unit with time zone UTC, Bool bit-packed.
  */
 export function writeArrowStream(out: ByteWriter, page: PageView, layout: ArrowLayout, writeLast: ((out: ByteWriter) => void) | null = null): void {
+  // A schema message is a whole number of 8-byte words: the batch part keeps the stream's alignment.
+  layout.schema.write(out, writeLast);
+  writeArrowBatch(out, page, layout);
+}
+
+/** The rest of the stream after the schema: the record batch (none for zero rows) and the end-of-stream marker. */
+export function writeArrowBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void {
   // Typed-array views need 8-byte alignment in the output's memory; a misaligned writer
   // (never the serving threads', whose answers start at 0) goes through an aligned one.
   if (((out.buf.byteOffset + out.pos) & 7) !== 0) {
     const aligned = new ByteWriter(64 * 1024);
-    writeAligned(aligned, page, layout, writeLast);
+    writeAligned(aligned, page, layout);
     out.bytes(aligned.view());
     return;
   }
-  writeAligned(out, page, layout, writeLast);
+  writeAligned(out, page, layout);
 }
 
 /** The whole stream as owned bytes, with a layout made for this one answer (the file channel). */
@@ -41,8 +48,7 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 /** Above this many bytes of room for one string column, its exact size is counted first instead. */
 const STRING_ROOM_MAX = 8 << 20;
 
-function writeAligned(out: ByteWriter, page: PageView, layout: ArrowLayout, writeLast: ((out: ByteWriter) => void) | null): void {
-  layout.schema.write(out, writeLast);
+function writeAligned(out: ByteWriter, page: PageView, layout: ArrowLayout): void {
   if (page.count > 0) writeBatch(out, page, layout);
   out.ensure(8);
   out.buf.writeInt32LE(-1, out.pos);

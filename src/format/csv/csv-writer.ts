@@ -8,21 +8,27 @@ import { CsvLayout } from './csv-layout.js';
 
 /**
  * CSV answers (contract 9): a header row and one line per row; the envelope travels in
- * headers, so the whole body is the head and a request writes no tail. Layouts are
+ * headers, so the whole body is the cacheable middle: a request writes no prefix or suffix. Layouts are
  * compiled per (table, output layout), computed columns included (csv-layout.ts), their
  * stored cells through the thread's row cache, if any.
  */
-export class CsvFormatWriter implements FormatWriter {
+export class CsvFormatWriter implements FormatWriter<null> {
   readonly format = 'csv';
   readonly contentType = CONTENT_TYPES.csv;
-  readonly cacheableHead = true;
+  readonly prefixed = false;
   private readonly layouts = new LayoutCache<CsvLayout>((columns) => new CsvLayout(columns, this.rowCache));
 
   constructor(private readonly rowCache: RowCache | null = null) {}
 
-  writeHead(out: ByteWriter, page: ResolvedPage): void {
+  shapeOf(): null {
+    return null;
+  }
+
+  writePrefix(): void {}
+
+  writeMiddle(out: ByteWriter, page: ResolvedPage): void {
     this.layouts.of(page.view.columns).write(out, page.view);
   }
 
-  writeTail(): void {}
+  writeSuffix(): void {}
 }

@@ -13,18 +13,24 @@ import { JsonLayouts } from './json-layouts.js';
  * and uses the row cache, if any (its thread's view of the shared arena), for the stored
  * part of every row.
  */
-export class JsonFormatWriter implements FormatWriter {
+export class JsonFormatWriter implements FormatWriter<null> {
   readonly format = 'json';
   readonly contentType = CONTENT_TYPES.json;
-  readonly cacheableHead = true;
+  readonly prefixed = false;
   private readonly layouts: JsonLayouts;
 
   constructor(private readonly rowCache: RowCache | null = null) {
     this.layouts = new JsonLayouts(rowCache);
   }
 
+  shapeOf(): null {
+    return null;
+  }
+
+  writePrefix(): void {}
+
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
-  writeHead(out: ByteWriter, page: ResolvedPage): void {
+  writeMiddle(out: ByteWriter, page: ResolvedPage): void {
     const { meta, view } = page;
     writeEnvelopeHead(out, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (w) =>
       this.writeRows(w, view),
@@ -32,7 +38,7 @@ export class JsonFormatWriter implements FormatWriter {
   }
 
   /** `,"metadata":{...}}`: retrieved_at, record_id and data_age_hours are this request's. */
-  writeTail(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
+  writeSuffix(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
     writeEnvelopeMetadata(out, {
       retrievedAtUs: stamp.retrievedAtUs,
       totalCount: meta.totalCount,
