@@ -18,10 +18,11 @@ const QUERIES = Number(process.env.PITCACHE_DIFF_QUERIES ?? 100);
 /** A chain longer than this many pages gets a larger limit: keeps the file fast. */
 const MAX_PAGES = 25;
 
-const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFormat }> = [
+/** manySeries: more series than the resolver merges by sweeping dates, so both of its merges are compared. */
+const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFormat; manySeries?: boolean }> = [
   { productId: 'gbsi_us', dataset: 'system_stress', format: 'file' },
   { productId: 'gbsi_us', dataset: 'balance_momentum', format: 'stream' },
-  { productId: 'gbsi_us', dataset: 'storage_surprise', format: 'file' },
+  { productId: 'gbsi_us', dataset: 'storage_surprise', format: 'file', manySeries: true },
   { productId: 'gbsi_us', dataset: 'backtest_summary', format: 'file' },
   { productId: 'gbsi_eu', dataset: 'system_stress', format: 'file' },
   { productId: 'pemi', dataset: 'grid_stress', format: 'stream' },
@@ -30,7 +31,10 @@ const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFo
   { productId: 'wssi_us', dataset: 'demand_shock', format: 'file' },
 ];
 
-const snaps = TARGETS.map((t, i) => ({ ...t, snap: generateSnapshot((BASE_SEED + i * 7919) >>> 0, t.productId, t.dataset) }));
+const snaps = TARGETS.map((t, i) => ({
+  ...t,
+  snap: generateSnapshot((BASE_SEED + i * 7919) >>> 0, t.productId, t.dataset, { manySeries: t.manySeries === true }),
+}));
 
 // One serving thread, and two serving threads over shared memory: the same answers.
 describe.each([1, 2])(`differential against the reference model (base seed ${BASE_SEED}), %i serving thread(s)`, (workers) => {

@@ -235,3 +235,40 @@ describe('Arrow IPC stream writer: every integer width, units, computed columns 
     expect(t.getChild('s')!.get(0)).toBe(['a', 'bb', 'ccc'][(big - 1) % 3]);
   });
 });
+
+describe('Arrow IPC stream writer: Utf8 values of up to 8 bytes (copied as two words)', () => {
+  // 0 to 8 bytes, multi-byte UTF-8 included; page rows repeat and skip codes.
+  const short = ['', 'a', 'DE', 'é1', 'IT-N', 'SE3xy', '\u{1F600}ab', 'abcdefg', 'ümlaut', '12345678'];
+  const rows = Int32Array.from({ length: 257 }, (_, i) => (i * 7) % 40);
+  const codes = Int32Array.from({ length: 40 }, (_, i) => (i * 3) % short.length);
+  const pageOf = (values: string[]): PageView => ({
+    columns: [
+      { column: { kind: 'string', name: 's', validity: null, codes, dict: dict(values) }, at: 'row' },
+      { column: { kind: 'int', name: 'after', validity: null, values: Int32Array.from({ length: 40 }, (_, i) => -i) }, at: 'row' },
+    ],
+    rows,
+    count: rows.length,
+    seriesKey: [],
+  });
+
+  it('the same bytes as the byte-by-byte copy (a dictionary with one value over 8 bytes takes that path), zero padding included', () => {
+    const fast = Buffer.from(arrowStreamBytes(pageOf(short), new Map()));
+    // An extra, unused 9-byte value sends the same page through the byte loop.
+    const slow = Buffer.from(arrowStreamBytes(pageOf([...short, '123456789']), new Map()));
+    expect(fast.equals(slow)).toBe(true);
+    const t = tableFromIPC(fast);
+    expect(t.getChild('s')!.toArray()).toEqual([...rows].map((r) => short[codes[r]!]));
+    expect([...t.getChild('after')!.toArray()]).toEqual([...rows].map((r) => 0 - r));
+  });
+
+  it('the bytes after the last value are zero up to the next buffer (the word stores past it are undone)', () => {
+    const bytes = Buffer.from(arrowStreamBytes(pageOf(short), new Map()));
+    const all = Buffer.from([...rows].map((r) => short[codes[r]!]).join(''), 'utf8');
+    const at = bytes.indexOf(all);
+    expect(at).toBeGreaterThan(0);
+    const padded = (all.length + 7) & ~7;
+    expect([...bytes.subarray(at + all.length, at + padded)].every((b) => b === 0)).toBe(true);
+    // the next buffer (the int column's values) starts right after the padding
+    expect(bytes.readInt32LE(at + padded)).toBe(0 - rows[0]!);
+  });
+});

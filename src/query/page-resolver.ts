@@ -5,6 +5,9 @@ import { KeyMerge, lowerBoundDate } from './key-merge.js';
 import { selectSeries } from './select-series.js';
 import type { SeriesValueIndex } from './series-value-index.js';
 
+/** Up to this many series, a range page is merged by sweeping dates rather than with a heap. */
+export const SWEEP_MAX_SERIES = 16;
+
 /**
  * One page of an answer: the physical row ids to render, in output order.
  * `rows` is a view into the resolver's scratch memory, reused by its next call (the caller
@@ -48,6 +51,9 @@ export class PageResolver {
   private series = new Int32Array(256);
   private keys = new Int32Array(256);
   private composite = new Float64Array(256);
+  /** per selected series: the next key of its run, and the run's end (rangePage) */
+  private head = new Int32Array(256);
+  private end = new Int32Array(256);
   private readonly merge = new KeyMerge();
 
   resolve(gen: Resolvable, q: Query, resume: Resume): Page {
@@ -65,6 +71,8 @@ export class PageResolver {
       this.series = new Int32Array(n);
       this.keys = new Int32Array(n);
       this.composite = new Float64Array(n);
+      this.head = new Int32Array(n);
+      this.end = new Int32Array(n);
     }
   }
 
@@ -102,7 +110,7 @@ export class PageResolver {
   /** date range (or latest=false): every key in range with a visible version, merged by (date, series). */
   private rangePage(table: Table, q: Query, t: number, m: number, resume: Resume): Page {
     const { keyDate, keyThr, seriesKeyStart } = table;
-    const { series, rows } = this;
+    const { series } = this;
     const from = q.dateFrom ?? -2147483648;
     const to = q.dateTo ?? 2147483646;
 
@@ -118,27 +126,60 @@ export class PageResolver {
       }
     }
 
-    // The series' keys from the cursor on, merged into (date, series) order.
-    const merge = this.merge;
-    merge.reset(keyDate, m);
+    // Each series' run of keys from the cursor on: [head, end).
+    const { head, end } = this;
     for (let i = 0; i < m; i++) {
       const s = series[i]!;
-      const end = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, to + 1);
+      end[i] = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, to + 1);
       let startDate = from;
       if (resume !== null) {
         const afterCursor = s > resume.lastSeries ? resume.lastDate : resume.lastDate + 1;
         if (afterCursor > startDate) startDate = afterCursor;
       }
-      merge.add(s, lowerBoundDate(keyDate, seriesKeyStart[s]!, end, startDate), end);
+      head[i] = lowerBoundDate(keyDate, seriesKeyStart[s]!, end[i]!, startDate);
     }
+    const count = m <= SWEEP_MAX_SERIES ? this.sweep(table, m, t, q.limit) : this.heapMerge(table, m, t, q.limit);
+    return this.finish(table, count, total, resume?.offset ?? 0);
+  }
 
+  /**
+   * The runs merged into (date, series) order by sweeping dates: find the earliest head
+   * date, then take every run at that date in series order (`series` is ascending). A
+   * panel of a few series shares its dates, so one scan yields about m rows; the heap's
+   * sift per row costs more there. Above SWEEP_MAX_SERIES the scan would cost more.
+   */
+  private sweep(table: Table, m: number, t: number, limit: number): number {
+    const { keyDate, keyThr } = table;
+    const { head, end, rows } = this;
     let count = 0;
-    while (!merge.empty && count < q.limit) {
+    while (count < limit) {
+      let d = 2147483647;
+      for (let i = 0; i < m; i++) if (head[i]! < end[i]! && keyDate[head[i]!]! < d) d = keyDate[head[i]!]!;
+      if (d === 2147483647) break;
+      for (let i = 0; i < m && count < limit; i++) {
+        const k = head[i]!;
+        if (k < end[i]! && keyDate[k] === d) {
+          if (keyThr[k]! <= t) rows[count++] = resolveKey(table, k, t);
+          head[i] = k + 1;
+        }
+      }
+    }
+    return count;
+  }
+
+  /** The runs merged into (date, series) order with a heap of one cursor per series. */
+  private heapMerge(table: Table, m: number, t: number, limit: number): number {
+    const { keyDate, keyThr } = table;
+    const { series, head, end, rows, merge } = this;
+    merge.reset(keyDate, m);
+    for (let i = 0; i < m; i++) merge.add(series[i]!, head[i]!, end[i]!);
+    let count = 0;
+    while (!merge.empty && count < limit) {
       const k = merge.peek();
       if (keyThr[k]! <= t) rows[count++] = resolveKey(table, k, t);
       merge.pop();
     }
-    return this.finish(table, count, total, resume?.offset ?? 0);
+    return count;
   }
 
   private finish(table: Table, count: number, total: number, offset: number): Page {

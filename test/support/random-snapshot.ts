@@ -137,7 +137,12 @@ interface Version {
 
 const align = (us: number, unit: Unit): number => Math.floor(us / UNIT_US[unit]) * UNIT_US[unit];
 
-export function generateSnapshot(seed: number, productId: string, dataset: string): GeneratedSnapshot {
+/**
+ * `manySeries`: 20 to 40 series over at least two key columns, so that a query without
+ * filters merges more series than the resolver sweeps (SWEEP_MAX_SERIES) and filtered ones
+ * fewer: both merges are compared. Without it the random stream is the same as before.
+ */
+export function generateSnapshot(seed: number, productId: string, dataset: string, opts: { manySeries?: boolean } = {}): GeneratedSnapshot {
   const rng = new Rng(seed);
   const filters = PRODUCT_FILTERS[productId];
   if (filters === undefined) throw new Error(`unknown product ${productId}`);
@@ -147,10 +152,14 @@ export function generateSnapshot(seed: number, productId: string, dataset: strin
   if (rng.chance(0.5)) rng.shuffle(seriesKey);
   if (filters.length === 0) seriesKey = rng.pick([[], ['hub'], ['hub', 'tenor']]);
   else if (rng.chance(0.35)) seriesKey.splice(rng.int(0, seriesKey.length), 0, 'tenor');
+  if (opts.manySeries === true) {
+    if (seriesKey.length === 0) seriesKey = ['hub', 'tenor'];
+    else if (seriesKey.length === 1) seriesKey.push(seriesKey[0] === 'tenor' ? 'hub' : 'tenor');
+  }
   const keyPools: Record<string, readonly string[]> = {};
   for (const k of seriesKey) keyPools[k] = KEY_POOLS[k]!;
 
-  const series = pickSeries(rng, seriesKey, keyPools, rng.int(1, 12));
+  const series = pickSeries(rng, seriesKey, keyPools, opts.manySeries === true ? rng.int(1, 12) + 28 : rng.int(1, 12));
   const firstDay = floorDay - rng.int(0, 45);
   const span = rng.int(3, 70);
   const density = rng.chance(0.4) ? 1 : rng.pick([0.15, 0.4, 0.7]);

@@ -1,5 +1,5 @@
 import { ByteWriter } from '../../render/byte-writer.js';
-import type { StringColumn } from '../../store/column.js';
+import type { StringColumn, StringDictionary } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 import { ArrowLayout } from './arrow-layout.js';
 
@@ -136,10 +136,18 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
       case 'string': {
         const offsetsLength = (n + 1) * 4;
         const room = n * layout.maxUtf8[i]! > STRING_ROOM_MAX ? stringTotal(c, oc, rows, n) : n * layout.maxUtf8[i]!;
-        const p = reserve(pad8(offsetsLength) + room);
+        // 8 bytes of slack: writeStrings may store a word (zeros) past its last value.
+        const p = reserve(pad8(offsetsLength) + room + 8);
         const base = out.buf.byteOffset + p;
         const q = p + pad8(offsetsLength);
-        const total = writeStrings(new Int32Array(out.buf.buffer, base, n + 1), new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room), c, oc, rows, n);
+        const total = writeStrings(
+          new Int32Array(out.buf.buffer, base, n + 1),
+          new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room + 8),
+          c,
+          oc,
+          rows,
+          n,
+        );
         done(p, offsetsLength);
         // The bytes' padding after `total` was zeroed by the reservation.
         done(q, total);
@@ -206,6 +214,16 @@ function gatherPairs(dst: Int32Array, src: Int32Array, oc: OutputColumn, rows: I
 /** µs (Float64) -> int64 at the column's unit, little-endian words. */
 function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: OutputColumn, rows: Int32Array, n: number): void {
   const byRow = oc.at === 'row';
+  // µs are whole numbers already: no division or rounding per value (NaN, a null's filler, becomes 0).
+  if (div === 1) {
+    for (let i = 0; i < n; i++) {
+      const v = src[byRow ? rows[i]! : i]! || 0;
+      const hi = Math.floor(v / 4294967296);
+      dst[2 * i] = v - hi * 4294967296;
+      dst[2 * i + 1] = hi;
+    }
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const v = Math.round(src[byRow ? rows[i]! : i]! / div) || 0;
     const hi = Math.floor(v / 4294967296);
@@ -242,6 +260,39 @@ function stringTotal(c: StringColumn, oc: OutputColumn, rows: Int32Array, n: num
   return total;
 }
 
+/** A dictionary whose values are all at most 8 bytes, as two little-endian words and a length per code. */
+interface ShortValues {
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+  readonly length: Uint8Array;
+}
+
+/** Per dictionary (a generation's, freed with it), computed on first use: null when a value is longer than 8 bytes. */
+const shortCache = new WeakMap<StringDictionary, ShortValues | null>();
+
+function shortValues(dict: StringDictionary): ShortValues | null {
+  let v = shortCache.get(dict);
+  if (v !== undefined) return v;
+  const { utf8, utf8Offsets } = dict;
+  const codes = utf8Offsets.length - 1;
+  v = { lo: new Int32Array(codes), hi: new Int32Array(codes), length: new Uint8Array(codes) };
+  const word = new Uint8Array(8);
+  const words = new Int32Array(word.buffer);
+  for (let c = 0; c < codes && v !== null; c++) {
+    const len = utf8Offsets[c + 1]! - utf8Offsets[c]!;
+    if (len > 8) v = null;
+    else {
+      word.fill(0);
+      word.set(utf8.subarray(utf8Offsets[c]!, utf8Offsets[c + 1]!));
+      v.lo[c] = words[0]!;
+      v.hi[c] = words[1]!;
+      v.length[c] = len;
+    }
+  }
+  shortCache.set(dict, v);
+  return v;
+}
+
 /** Utf8 offsets and bytes, each value copied from its dictionary's UTF-8 (store/column.ts); returns the bytes written. */
 function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, oc: OutputColumn, rows: Int32Array, n: number): number {
   const byRow = oc.at === 'row';
@@ -250,6 +301,32 @@ function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, o
   const from = c.dict.utf8Offsets;
   let p = 0;
   offsets[0] = 0;
+  if (byRow && validity === null) {
+    const short = shortValues(c.dict);
+    if (short !== null) {
+      // Values of at most 8 bytes: two 4-byte stores per cell instead of a byte loop. The
+      // stores write past the value: the next value overwrites that, and past the last one
+      // they write its words' zero fill, so the padding stays zero (8 bytes of room the
+      // caller reserved).
+      const out = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const { lo, hi, length } = short;
+      for (let i = 0; i < n; i++) {
+        const code = codes[rows[i]!]!;
+        out.setInt32(p, lo[code]!, true);
+        out.setInt32(p + 4, hi[code]!, true);
+        p += length[code]!;
+        offsets[i + 1] = p;
+      }
+      return p;
+    }
+    // A stored column without nulls in its own loop, with nothing to test per cell.
+    for (let i = 0; i < n; i++) {
+      const code = codes[rows[i]!]!;
+      for (let q = from[code]!, end = from[code + 1]!; q < end;) bytes[p++] = src[q++]!;
+      offsets[i + 1] = p;
+    }
+    return p;
+  }
   for (let i = 0; i < n; i++) {
     const r = byRow ? rows[i]! : i;
     if (validity === null || validity[r] !== 0) {
