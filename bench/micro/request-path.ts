@@ -23,13 +23,14 @@ import { ManualClock } from '../../src/time/clock.js';
 
 const DATASET = 'gbsi_eu/system_stress';
 
-/** Each case: a path and query, asked the same way every iteration. */
+/** Each case: a name, a query, and the endpoint under the dataset's path ('' or '/walk_forward'). */
 const FORMATS = ['json', 'csv', 'arrow'] as const;
 
-const CASES: ReadonlyArray<readonly [string, string]> = [
-  ['latest (all series)', ''],
-  ['walk-forward step (one series, 90 days as of D)', 'country=DE&date_from=2025-06-01&date_to=2025-08-30&as_of=2025-08-30'],
-  ['history page (10000 rows)', 'latest=false&limit=10000'],
+const CASES: ReadonlyArray<readonly [string, string, string]> = [
+  ['latest (all series)', '', ''],
+  ['walk-forward step (one series, 90 days as of D)', 'country=DE&date_from=2025-06-01&date_to=2025-08-30&as_of=2025-08-30', ''],
+  ['history page (10000 rows)', 'latest=false&limit=10000', ''],
+  ['walk_forward page (all series, 90-day windows, 10000 rows)', 'decision_from=2025-01-01&decision_to=2025-12-31&window=90&limit=10000', '/walk_forward'],
 ];
 
 export interface RequestPathResult {
@@ -64,9 +65,9 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
   const uncached = make(0, 0);
   const plain = make(0, 64 * 1024 * 1024);
   const cached = make(64 * 1024 * 1024, 64 * 1024 * 1024);
-  const req = (q: string): HttpRequest => ({
+  const req = (q: string, endpoint: string): HttpRequest => ({
     method: 'GET',
-    path: `/${DATASET}`,
+    path: `/${DATASET}${endpoint}`,
     rawQuery: q,
     apiKey: DEMO_KEY,
     accept: '',
@@ -76,11 +77,11 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
   const bench = new Bench(quick ? { time: 300, warmupTime: 100 } : { time: 1500, warmupTime: 400 });
   const sizes = new Map<string, number>();
   let sink = 0;
-  for (const [base, q0] of CASES) {
+  for (const [base, q0, endpoint] of CASES) {
     for (const format of FORMATS) {
       const q = format === 'json' ? q0 : `${q0}${q0 === '' ? '' : '&'}format=${format}`;
       const name = `${base}, ${format}`;
-      const r = req(q);
+      const r = req(q, endpoint);
       const first = plain(r) as HttpResponse;
       if (first.status !== 200) throw new Error(`${name}: ${first.status} ${Buffer.from(first.body).toString()}`);
       // The row cache holds rendered text rows: Arrow has nothing to take from it.
