@@ -67,7 +67,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
   });
 
   it('shares text between two views of one arena (two threads): the same generation and columns hit, whoever wrote them', () => {
-    const memory = allocateRowArena(1024 * 1024);
+    const memory = allocateRowArena(1024 * 1024, 'first');
     const [a, b] = [new RowCache(memory), new RowCache(memory)];
     // Each thread has its own Column objects over the same data, registered under the loading thread's uid.
     const ra = rendererIn(a, 7, table(3));
@@ -82,7 +82,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
 
   it('never hands one generation the rows of another with the same row ids', () => {
     for (const bytes of [0, ROW_SLOT_BYTES * 2, 4 * 1024 * 1024]) {
-      const memory = allocateRowArena(bytes);
+      const memory = allocateRowArena(bytes, 'first');
       // Two threads, two generations of one dataset: same shape, other values.
       const [ta, tb] = [new RowCache(memory), new RowCache(memory)];
       const a = rendererIn(ta, 1, table(3));

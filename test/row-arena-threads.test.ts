@@ -39,7 +39,7 @@ describe('one row arena, two threads filling it at once', () => {
   // One slot (every keep fights over it), a few slots (constant evictions across owners), room for all.
   for (const bytes of [0, 16 * ROW_SLOT_BYTES, 4 * 1024 * 1024]) {
     it(`answers every request byte for byte as a fresh render (${bytes} bytes)`, async () => {
-      const memory = allocateRowArena(bytes);
+      const memory = allocateRowArena(bytes, 'first');
       const results = await hammerTogether(memory, 3000);
       for (const r of results) {
         expect(r.mismatch).toBeNull();

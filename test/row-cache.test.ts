@@ -106,11 +106,27 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
   const subjects: Subject[] = [];
   beforeAll(async () => {
     plain = await startInProcessHarness({ datasets, server: { rowCacheBytes: 0 } });
-    // one slot (every row evicts the last), a few slots, and room for everything
+    // Rows kept at once: one slot (every row evicts the last), a few slots, and room for everything.
+    const first = 'first' as const;
     for (const rowCacheBytes of [1, 8 * 512, ROOMY])
-      subjects.push(inProcess(`1 thread, ${rowCacheBytes} bytes`, await startInProcessHarness({ datasets, server: { rowCacheBytes } })));
+      subjects.push(
+        inProcess(`1 thread, ${rowCacheBytes} bytes`, await startInProcessHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first } })),
+      );
     for (const rowCacheBytes of [1, ROOMY])
-      subjects.push(twoThreads(`2 threads, ${rowCacheBytes} bytes`, await startHarness({ datasets, server: { rowCacheBytes, workers: 2, build: 'worker' } })));
+      subjects.push(
+        twoThreads(
+          `2 threads, ${rowCacheBytes} bytes`,
+          await startHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first, workers: 2, build: 'worker' } }),
+        ),
+      );
+    // The serving default: rows kept on their second render (row-doorkeeper.ts).
+    subjects.push(inProcess(`1 thread, ${ROOMY} bytes, kept on a second render`, await startInProcessHarness({ datasets, server: { rowCacheBytes: ROOMY } })));
+    subjects.push(
+      twoThreads(
+        `2 threads, ${ROOMY} bytes, kept on a second render`,
+        await startHarness({ datasets, server: { rowCacheBytes: ROOMY, workers: 2, build: 'worker' } }),
+      ),
+    );
   }, 120_000);
   afterAll(async () => {
     await plain?.close();
@@ -134,11 +150,24 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     expect(fewSlots!.evictions).toBeGreaterThan(0);
     // Two threads, one arena: both answered, and together they rendered each row once, as
     // the single thread did (per-thread copies would render a row once per thread).
-    const [two1, twoRoomy] = subjects.slice(3);
+    const [two1, twoRoomy, secondOne, secondTwo] = subjects.slice(3);
     expect(two1!.threads.size).toBe(2);
     expect(twoRoomy!.threads.size).toBe(2);
     expect(await rowEvents(twoRoomy!.h)).toEqual({ hits: roomy!.hits, misses: roomy!.misses, evictions: 0 });
     expect((await rowEvents(two1!.h)).evictions).toBeGreaterThan(0);
+    // Kept on a second render: a loop's rows come back on its next step, so the arena still
+    // answers most rows, at the cost of one more render per row; nothing is evicted.
+    const second = secondOne!.h.cacheStats().rows!;
+    expect(second.declined).toBeGreaterThan(0);
+    expect(second.hits).toBeGreaterThan(2 * second.misses);
+    expect(second.misses).toBeGreaterThan(roomy!.misses);
+    expect(second.misses).toBeLessThan(2 * roomy!.misses + 1);
+    expect(second.evictions).toBe(0);
+    // Two threads share the doorkeeper as they share the arena: they render about as often
+    // as one thread (hashes of different generation uids may meet for a row or two).
+    expect(secondTwo!.threads.size).toBe(2);
+    const twoSecond = await rowEvents(secondTwo!.h);
+    expect(Math.abs(twoSecond.misses - second.misses)).toBeLessThanOrEqual(Math.ceil(second.misses / 100));
   }, 120_000);
 
   it('never serves a row of a superseded generation', async () => {

@@ -1,3 +1,5 @@
+import { allocateDoorkeeper, type RowAdmission } from './row-doorkeeper.js';
+
 /** Bytes of one slot: a row rendered longer than this is never kept. */
 export const ROW_SLOT_BYTES = 512;
 
@@ -26,11 +28,20 @@ export const TAG_REF = 7;
 export interface RowArenaMemory {
   readonly tags: SharedArrayBuffer;
   readonly bytes: SharedArrayBuffer;
+  /** the doorkeeper's bits when rows are kept on their second render (row-doorkeeper.ts); null: kept at once */
+  readonly seen: SharedArrayBuffer | null;
 }
 
-/** Memory for at most maxBytes of row text (at least one slot), in whole power-of-two slots. */
-export function allocateRowArena(maxBytes: number): RowArenaMemory {
+/**
+ * Memory for at most maxBytes of row text (at least one slot), in whole power-of-two slots,
+ * with the admission every thread that maps it follows.
+ */
+export function allocateRowArena(maxBytes: number, admission: RowAdmission): RowArenaMemory {
   let slots = 1;
   while (slots * 2 * ROW_SLOT_BYTES <= maxBytes) slots *= 2;
-  return { tags: new SharedArrayBuffer(slots * TAG_WORDS * 4), bytes: new SharedArrayBuffer(slots * ROW_SLOT_BYTES) };
+  return {
+    tags: new SharedArrayBuffer(slots * TAG_WORDS * 4),
+    bytes: new SharedArrayBuffer(slots * ROW_SLOT_BYTES),
+    seen: admission === 'second' ? allocateDoorkeeper(slots) : null,
+  };
 }

@@ -13,6 +13,7 @@ import {
   TAG_WORDS,
   type RowArenaMemory,
 } from './row-arena.js';
+import { RowDoorkeeper, type RowAdmission } from './row-doorkeeper.js';
 import type { RowOwner } from './row-owner.js';
 import { RowOwners } from './row-owners.js';
 
@@ -24,6 +25,8 @@ export interface RowCacheStats {
   readonly misses: number;
   /** rows stored into a slot that held another row */
   readonly evictions: number;
+  /** fresh rows not kept: rendered for the first time since the doorkeeper was cleared */
+  readonly declined: number;
   readonly slots: number;
 }
 
@@ -60,8 +63,8 @@ const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
  * renders over the bytes it copied). Text is copied a word at a time without views, so a
  * hit allocates nothing.
  *
- * The protocol is `copy` then, on a miss, write the row and `keep` it. Counters are this
- * thread's.
+ * The protocol is `copy` then, on a miss, write the row and `keep` it; with a doorkeeper
+ * (RowArenaMemory.seen) `keep` skips a row's first render. Counters are this thread's.
  */
 export class RowCache {
   /** slots - 1 (slots is a power of two) */
@@ -76,20 +79,27 @@ export class RowCache {
   private readonly fence = new Int32Array(new SharedArrayBuffer(64));
   /** the generations this thread writes, to derive owners from column lists */
   readonly owners = new RowOwners();
+  /** null: every rendered row is kept */
+  private readonly doorkeeper: RowDoorkeeper | null;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
+  private declined = 0;
 
   constructor(readonly memory: RowArenaMemory) {
     this.tags = new Int32Array(memory.tags);
     this.bytes = new Uint8Array(memory.bytes);
     this.words = new Int32Array(memory.bytes);
     this.mask = this.bytes.length / ROW_SLOT_BYTES - 1;
+    this.doorkeeper = memory.seen === null ? null : new RowDoorkeeper(memory.seen);
   }
 
-  /** A cache on fresh memory of its own, at most maxBytes of text (one thread: tests, benches, a single serving thread). */
-  static allocate(maxBytes: number): RowCache {
-    return new RowCache(allocateRowArena(maxBytes));
+  /**
+   * A cache on fresh memory of its own, at most maxBytes of text (one thread: tests,
+   * benches, a single serving thread); rows kept at once unless told otherwise.
+   */
+  static allocate(maxBytes: number, admission: RowAdmission = 'first'): RowCache {
+    return new RowCache(allocateRowArena(maxBytes, admission));
   }
 
   get slots(): number {
@@ -168,6 +178,10 @@ export class RowCache {
   keep(owner: RowOwner, row: number, src: Uint8Array, dv: DataView, start: number, end: number): void {
     const len = end - start;
     if (len > ROW_SLOT_BYTES) return;
+    if (this.doorkeeper !== null && !this.doorkeeper.admit(owner.spread, row)) {
+      this.declined++;
+      return;
+    }
     const t = this.tags;
     const slot = this.slotToKeep(owner, row);
     const s = slot * TAG_WORDS;
@@ -228,6 +242,6 @@ export class RowCache {
   }
 
   stats(): RowCacheStats {
-    return { hits: this.hits, misses: this.misses, evictions: this.evictions, slots: this.slots };
+    return { hits: this.hits, misses: this.misses, evictions: this.evictions, declined: this.declined, slots: this.slots };
   }
 }

@@ -112,7 +112,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const tail = new ByteWriter(2048);
   const bodies = new BodyAssembler();
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
-  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes) : null);
+  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, 'second') : null);
   const rowCache = arena === null ? null : new RowCache(arena);
   const writers: Readonly<Record<Format, FormatWriter>> = {
     json: new JsonFormatWriter(rowCache),

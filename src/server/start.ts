@@ -11,6 +11,7 @@ import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../metrics/dataset-metrics.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
 import { allocateRowArena } from '../render/row-arena.js';
+import type { RowAdmission } from '../render/row-doorkeeper.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
@@ -65,6 +66,8 @@ export interface StartOptions {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
   readonly rowCacheBytes?: number;
+  /** when a rendered row is kept (row-doorkeeper.ts); default 'second' (on its second render) */
+  readonly rowCacheAdmission?: RowAdmission;
   /** the datasets this replica loads and serves (`--datasets`); default all */
   readonly datasets?: DatasetSelection;
   /** a second listener serving only GET /metrics, without a key; 0 = an ephemeral port; absent or null = none */
@@ -170,6 +173,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
+  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? 'second') : null;
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(
@@ -183,7 +187,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         accessLog: access !== null,
         logLevel: opts.logLevel ?? null,
         responseCacheBytes,
-        rowArena: rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes) : null,
+        rowArena,
         datasets: selection.text,
         authFailLimit: opts.authFailLimit ?? OFF,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
@@ -202,7 +206,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       log,
       admin,
       responseCacheBytes,
-      rowCacheBytes,
+      rowArena,
       metrics: serving!.requests,
       authThrottle: new AuthThrottle(opts.authFailLimit ?? OFF),
       trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
