@@ -13,6 +13,7 @@ export default {
     'src/catalog/dataset-selection.ts',
     'src/server/retention-budget.ts',
     'src/auth/keys-watcher.ts',
+    'src/render/row-doorkeeper.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
