@@ -67,15 +67,17 @@ describe('request metrics of a serving thread', () => {
 
   it("takes the caches' own totals before a scrape (set, not added), and labels routes by their pattern", async () => {
     const m = new RequestMetrics([], '0');
-    m.setCacheTotals('response', { hits: 7, misses: 3, evictions: 1 });
-    m.setCacheTotals('response', { hits: 9, misses: 4, evictions: 1 });
-    m.setCacheTotals('row', { hits: 100, misses: 20, evictions: 5 });
+    m.setCacheTotals('response', { hits: 7, misses: 3, evictions: 1, declined: 2 });
+    m.setCacheTotals('response', { hits: 9, misses: 4, evictions: 1, declined: 3 });
+    m.setCacheTotals('row', { hits: 100, misses: 20, evictions: 5, declined: 11 });
     const text = await m.registry().metrics();
     m.close();
     expect(sample(text, 'pitcache_cache_events_total{cache="response",event="hit"}')).toBe(9);
     expect(sample(text, 'pitcache_cache_events_total{cache="response",event="miss"}')).toBe(4);
     expect(sample(text, 'pitcache_cache_events_total{cache="row",event="miss"}')).toBe(20);
     expect(sample(text, 'pitcache_cache_events_total{cache="row",event="eviction"}')).toBe(5);
+    expect(sample(text, 'pitcache_cache_events_total{cache="response",event="declined"}')).toBe(3);
+    expect(sample(text, 'pitcache_cache_events_total{cache="row",event="declined"}')).toBe(11);
     expect(
       ['/{product}/{dataset}', '/{product}/{dataset}/walk_forward', '/{product}/{dataset}/vintages', '/metrics', '/readyz'].map(endpointOfPattern),
     ).toEqual(['data', 'walk_forward', 'vintages', 'other', 'other']);

@@ -65,7 +65,14 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
       }
     }
     // Round 1 remembers each query (doorkeeper), round 2 keeps its head, round 3 is served from the cache.
-    expect(cached.cacheStats().response).toMatchObject({ hits: QUERIES.length, misses: 2 * QUERIES.length, stores: QUERIES.length, evictions: 0, tooLarge: 0 });
+    expect(cached.cacheStats().response).toMatchObject({
+      hits: QUERIES.length,
+      misses: 2 * QUERIES.length,
+      stores: QUERIES.length,
+      evictions: 0,
+      tooLarge: 0,
+      declined: QUERIES.length,
+    });
     expect(plain.cacheStats().response).toBeNull();
   });
 
@@ -133,7 +140,14 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
         expect(stable(await tiny.get(`/gbsi_eu/system_stress?${q}`)), q).toEqual(stable(await plain.get(`/gbsi_eu/system_stress?${q}`)));
       }
       // Every second ask is admitted, and its head alone exceeds the bound: nothing is kept or served.
-      expect(tiny.cacheStats().response).toMatchObject({ hits: 0, misses: 2 * QUERIES.length, stores: 0, tooLarge: QUERIES.length, entries: 0 });
+      expect(tiny.cacheStats().response).toMatchObject({
+        hits: 0,
+        misses: 2 * QUERIES.length,
+        stores: 0,
+        tooLarge: QUERIES.length,
+        declined: QUERIES.length,
+        entries: 0,
+      });
     } finally {
       await tiny.close();
     }

@@ -88,7 +88,7 @@ function twoThreads(name: string, h: Harness): Subject {
 }
 
 /** pitcache_cache_events_total of the row cache, over every serving thread. */
-async function rowEvents(h: Harness): Promise<{ hits: number; misses: number; evictions: number }> {
+async function rowEvents(h: Harness): Promise<{ hits: number; misses: number; evictions: number; declined: number }> {
   const text = await h.server.metrics();
   const sample = (event: string): number => {
     const series = `pitcache_cache_events_total{cache="row",event="${event}"}`;
@@ -96,7 +96,7 @@ async function rowEvents(h: Harness): Promise<{ hits: number; misses: number; ev
     expect(line, series).toBeDefined();
     return Number(line!.slice(series.length + 1));
   };
-  return { hits: sample('hit'), misses: sample('miss'), evictions: sample('eviction') };
+  return { hits: sample('hit'), misses: sample('miss'), evictions: sample('eviction'), declined: sample('declined') };
 }
 
 describe('row cache (rendered rows reused by overlapping queries, shared by the serving threads)', () => {
@@ -153,7 +153,7 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     const [two1, twoRoomy, secondOne, secondTwo] = subjects.slice(3);
     expect(two1!.threads.size).toBe(2);
     expect(twoRoomy!.threads.size).toBe(2);
-    expect(await rowEvents(twoRoomy!.h)).toEqual({ hits: roomy!.hits, misses: roomy!.misses, evictions: 0 });
+    expect(await rowEvents(twoRoomy!.h)).toEqual({ hits: roomy!.hits, misses: roomy!.misses, evictions: 0, declined: 0 });
     expect((await rowEvents(two1!.h)).evictions).toBeGreaterThan(0);
     // Kept on a second render: a loop's rows come back on its next step, so the arena still
     // answers most rows, at the cost of one more render per row; nothing is evicted.
@@ -168,6 +168,9 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     expect(secondTwo!.threads.size).toBe(2);
     const twoSecond = await rowEvents(secondTwo!.h);
     expect(Math.abs(twoSecond.misses - second.misses)).toBeLessThanOrEqual(Math.ceil(second.misses / 100));
+    // /metrics reports what the doorkeeper declined, summed over the threads.
+    expect(Math.abs(twoSecond.declined - second.declined)).toBeLessThanOrEqual(Math.ceil(second.declined / 100));
+    expect(twoSecond.declined).toBeGreaterThan(0);
   }, 120_000);
 
   it('never serves a row of a superseded generation', async () => {

@@ -23,7 +23,8 @@ export const STATUSES = ['200', '304', '400', '401', '403', '404', '405', '406',
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 export const CACHES = ['response', 'row'] as const;
 export type CacheName = (typeof CACHES)[number];
-export const CACHE_EVENTS = ['hit', 'miss', 'eviction'] as const;
+/** declined: a rendered answer or row not kept because its doorkeeper had not seen it before */
+export const CACHE_EVENTS = ['hit', 'miss', 'eviction', 'declined'] as const;
 export type CacheEvent = (typeof CACHE_EVENTS)[number];
 
 const STATUS_INDEX = new Map<number, number>(STATUSES.slice(0, -1).map((s, i) => [Number(s), i]));
@@ -101,11 +102,12 @@ export class RequestMetrics {
    * The totals a cache keeps itself (ResponseCache, RowCache count their own hits), copied
    * in before a scrape: the hot path then pays nothing for cache metrics.
    */
-  setCacheTotals(cache: CacheName, totals: { readonly hits: number; readonly misses: number; readonly evictions: number }): void {
+  setCacheTotals(cache: CacheName, totals: { readonly hits: number; readonly misses: number; readonly evictions: number; readonly declined: number }): void {
     const at = CACHES.indexOf(cache) * CACHE_EVENTS.length;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('hit')] = totals.hits;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('miss')] = totals.misses;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('eviction')] = totals.evictions;
+    this.cacheEvents[at + CACHE_EVENTS.indexOf('declined')] = totals.declined;
   }
 
   rateLimited(keyId: string): void {
@@ -174,13 +176,17 @@ export class RequestMetrics {
         }
         return values;
       }),
-      counter('pitcache_cache_events_total', 'Cache lookups and evictions by cache (response, row) and event (hit, miss, eviction).', () => {
-        const values: Sample[] = [];
-        for (let c = 0; c < CACHES.length; c++)
-          for (let ev = 0; ev < CACHE_EVENTS.length; ev++)
-            values.push({ labels: { cache: CACHES[c]!, event: CACHE_EVENTS[ev]! }, value: this.cacheEvents[c * CACHE_EVENTS.length + ev]! });
-        return values;
-      }),
+      counter(
+        'pitcache_cache_events_total',
+        'Cache lookups, evictions and declined admissions by cache (response, row) and event (hit, miss, eviction, declined: not kept on its first render).',
+        () => {
+          const values: Sample[] = [];
+          for (let c = 0; c < CACHES.length; c++)
+            for (let ev = 0; ev < CACHE_EVENTS.length; ev++)
+              values.push({ labels: { cache: CACHES[c]!, event: CACHE_EVENTS[ev]! }, value: this.cacheEvents[c * CACHE_EVENTS.length + ev]! });
+          return values;
+        },
+      ),
       counter('pitcache_rate_limited_total', 'Requests refused with 429 by API key id (never the key).', () =>
         [...this.limited].map(([key_id, value]) => ({ labels: { key_id }, value })),
       ),

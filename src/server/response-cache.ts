@@ -71,6 +71,8 @@ export interface ResponseCacheStats {
   readonly evictions: number;
   /** heads not kept because one alone exceeds the bound */
   readonly tooLarge: number;
+  /** heads not kept because their key was not asked for before (the doorkeeper) */
+  readonly declined: number;
   readonly entries: number;
 }
 
@@ -90,6 +92,7 @@ export class ResponseCache {
   private stores = 0;
   private evictions = 0;
   private tooLarge = 0;
+  private declined = 0;
 
   constructor(private readonly maxBytes: number) {
     this.arena = new HeadArena(maxBytes);
@@ -115,7 +118,10 @@ export class ResponseCache {
 
   /** Keeps the entry if its key was asked for before (its bytes are copied: `head` may be a reused view). */
   admit(key: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
-    if (!this.doorkeeper.admit(key)) return;
+    if (!this.doorkeeper.admit(key)) {
+      this.declined++;
+      return;
+    }
     this.set(key, head, meta, shape);
   }
 
@@ -144,6 +150,14 @@ export class ResponseCache {
   }
 
   stats(): ResponseCacheStats {
-    return { hits: this.hits, misses: this.misses, stores: this.stores, evictions: this.evictions, tooLarge: this.tooLarge, entries: this.lru.size };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      stores: this.stores,
+      evictions: this.evictions,
+      tooLarge: this.tooLarge,
+      declined: this.declined,
+      entries: this.lru.size,
+    };
   }
 }
