@@ -11,6 +11,9 @@
  */
 export type RowAdmission = 'first' | 'second';
 
+/** What a server uses unless told otherwise (measured in bench/RESULTS.md: the doorkeeper A/B). */
+export const DEFAULT_ROW_ADMISSION: RowAdmission = 'second';
+
 /** Int32 words of the doorkeeper's memory before its bits: [0] rows marked since the last clear. */
 const HEADER_WORDS = 1;
 

@@ -16,6 +16,7 @@ import { VintagesResolver } from '../query/vintages-resolver.js';
 import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
 import { allocateRowArena, type RowArenaMemory } from '../render/row-arena.js';
+import { DEFAULT_ROW_ADMISSION } from '../render/row-doorkeeper.js';
 import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
@@ -112,7 +113,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const tail = new ByteWriter(2048);
   const bodies = new BodyAssembler();
   const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
-  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, 'second') : null);
+  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
   const writers: Readonly<Record<Format, FormatWriter>> = {
     json: new JsonFormatWriter(rowCache),

@@ -11,7 +11,7 @@ import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../metrics/dataset-metrics.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
 import { allocateRowArena } from '../render/row-arena.js';
-import type { RowAdmission } from '../render/row-doorkeeper.js';
+import { DEFAULT_ROW_ADMISSION, type RowAdmission } from '../render/row-doorkeeper.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from './admin.js';
 import { createApiHandler } from './api-handler.js';
@@ -66,7 +66,7 @@ export interface StartOptions {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
   readonly rowCacheBytes?: number;
-  /** when a rendered row is kept (row-doorkeeper.ts); default 'second' (on its second render) */
+  /** when a rendered row is kept (row-doorkeeper.ts); default DEFAULT_ROW_ADMISSION (on its second render) */
   readonly rowCacheAdmission?: RowAdmission;
   /** the datasets this replica loads and serves (`--datasets`); default all */
   readonly datasets?: DatasetSelection;
@@ -173,7 +173,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
-  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? 'second') : null;
+  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION) : null;
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(

@@ -109,9 +109,13 @@ export class LogCapture implements LogSink {
   }
 }
 
-/** The shared manual timers, plus the step the loader tests take: fire, then wait for the next check to be set. */
+/** The shared manual timers, plus the step the loader tests take: fire, then wait for a timer to be pending. */
 export class ManualTimers extends BaseManualTimers {
-  /** Fires the earliest timer and waits until the work it started set the next one. */
+  /**
+   * Fires the earliest timer and waits until some timer is pending. When only the loader's
+   * timer exists that is its next check; other pending timers (retained generations' idle
+   * release) make it return at once, so nextCheck also waits for the check's outcome.
+   */
   async step(): Promise<void> {
     this.fire();
     await this.armed('the loader to schedule its next check');
