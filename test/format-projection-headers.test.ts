@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
-import { appendEnvelopeHeaders, nextUrl, type HeaderList } from '../src/format/envelope-headers.js';
+import { writeEnvelopeHeaders, writeNextUrl, type EnvelopeFields } from '../src/format/envelope-headers.js';
+import { HeaderWriter } from '../src/format/header-writer.js';
+import { headerBlockPairs } from '../src/http/header-block.js';
 import { parseProjection, projectionKey } from '../src/format/projection.js';
 
 const NAMES = ['date', 'str_effective_at', 'country', 'value', 'model_version', 'zone'];
@@ -46,12 +48,20 @@ describe('columns= projection', () => {
 });
 
 describe('envelope headers', () => {
-  const base = { count: 2, totalCount: 5, nextCursor: 'abc_-9', dataLatestDate: 20_514, dataAgeHours: 12.5, generation: 7 };
+  const base = { count: 2, totalCount: 5, nextCursor: 'abc_-9', dataLatestDate: 20_514, generation: 7 };
+  const envelope = (e: EnvelopeFields, age: number | null, path: string, query: string): Array<[string, string]> => {
+    const h = new HeaderWriter();
+    writeEnvelopeHeaders(h, e, age, path, query);
+    return headerBlockPairs(h.block());
+  };
+  const nextUrl = (path: string, query: string, cursor: string): string => {
+    const h = new HeaderWriter();
+    writeNextUrl(h.start('link'), path, query, cursor);
+    return headerBlockPairs(h.block())[0]![1];
+  };
 
   it('a page with more: every header, Link to the same request with the cursor', () => {
-    const h: HeaderList = [];
-    appendEnvelopeHeaders(h, base, '/gbsi_eu/system_stress', 'country=DE&limit=2&format=csv');
-    expect(h).toEqual([
+    expect(envelope(base, 12.5, '/gbsi_eu/system_stress', 'country=DE&limit=2&format=csv')).toEqual([
       ['x-count', '2'],
       ['x-total-count', '5'],
       ['x-has-more', 'true'],
@@ -64,9 +74,7 @@ describe('envelope headers', () => {
   });
 
   it('the last page: no x-next-cursor, no Link; unknown latest date and age are left out', () => {
-    const h: HeaderList = [];
-    appendEnvelopeHeaders(h, { ...base, nextCursor: null, dataLatestDate: null, dataAgeHours: null }, '/p/d', '');
-    expect(h).toEqual([
+    expect(envelope({ ...base, nextCursor: null, dataLatestDate: null }, null, '/p/d', '')).toEqual([
       ['x-count', '2'],
       ['x-total-count', '5'],
       ['x-has-more', 'false'],
@@ -74,17 +82,17 @@ describe('envelope headers', () => {
     ]);
   });
 
-  it('an age that is not a finite number is left out', () => {
-    for (const dataAgeHours of [NaN, Infinity]) {
-      const h: HeaderList = [];
-      appendEnvelopeHeaders(h, { ...base, dataAgeHours }, '/p/d', '');
-      expect(h.map(([n]) => n)).not.toContain('x-data-age-hours');
-    }
+  it('an age that is not a finite number is left out; a finite one is written as String() writes it', () => {
+    for (const age of [NaN, Infinity]) expect(envelope(base, age, '/p/d', '').map(([n]) => n)).not.toContain('x-data-age-hours');
+    for (const age of [0, 1 / 3, 12_345.678_9, 0.1 + 0.2, 5e-7, 2 ** 53 + 2])
+      expect(envelope(base, age, '/p/d', '').find(([n]) => n === 'x-data-age-hours')?.[1]).toBe(String(age));
   });
 
   it('the next URL replaces a previous cursor and keeps every other parameter as sent', () => {
     expect(nextUrl('/p/d', 'cursor=old&limit=1&as_of=2026-03-02T00%3A00%3A00Z', 'new')).toBe('/p/d?limit=1&as_of=2026-03-02T00%3A00%3A00Z&cursor=new');
     expect(nextUrl('/p/d', '', 'n')).toBe('/p/d?cursor=n');
     expect(nextUrl('/p/d', 'limit=1&&cursor', 'n')).toBe('/p/d?limit=1&cursor=n');
+    expect(nextUrl('/p/d', 'cursors=1&xcursor=2&cursor=3&cursor', 'n')).toBe('/p/d?cursors=1&xcursor=2&cursor=n');
+    expect(nextUrl('/p/d', 'q=%C3%A9&r=\u00e9', 'n')).toBe('/p/d?q=%C3%A9&r=\u00c3\u00a9&cursor=n');
   });
 });

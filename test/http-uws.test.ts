@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HeaderWriter } from '../src/format/header-writer.js';
 import { assertNativeUws, loadNativeUws } from '../src/http/native-uws.js';
 import type { HttpRequest, HttpResponse, Handler } from '../src/http/types.js';
 import { listen } from '../src/http/uws-server.js';
@@ -208,6 +209,33 @@ describe('uws-server', () => {
     }
     expect(headRes?.headers.get('content-length')).toEqual(['17']);
     expect(getRes?.body.toString()).toBe('{"hello":"world"}');
+  });
+
+  it('a header block goes out after the handler headers, every line as its own header, from a reused view, on GET and HEAD', async () => {
+    const writer = new HeaderWriter();
+    const server = await start((req) => {
+      writer.reset();
+      writer.start('vary').ascii('Accept, Accept-Encoding');
+      writer.start('x-count').int(req.path.length);
+      writer.start('x-data-latest-date').date(20_514);
+      return ok('b', { headers: [['ratelimit-limit', '5']], headerBlock: writer.block() });
+    });
+    const rs = await rawExchange(server.port, get('/ab') + `HEAD /abcd HTTP/1.1\r\nHost: x\r\n\r\n` + get('/abcdef'), [false, true, false]);
+    expect(rs).toHaveLength(3);
+    const [get1, head, get2] = rs as [RawResponse, RawResponse, RawResponse];
+    for (const [r, count] of [
+      [get1, '3'],
+      [head, '5'],
+      [get2, '7'],
+    ] as const) {
+      expect(r.headers.get('ratelimit-limit')).toEqual(['5']);
+      expect(r.headers.get('vary')).toEqual(['Accept, Accept-Encoding']);
+      expect(r.headers.get('x-count')).toEqual([count]);
+      expect(r.headers.get('x-data-latest-date')).toEqual(['2026-03-02']);
+      expect(r.headers.get('content-type')).toEqual(['text/plain']);
+    }
+    expect(get1.body.toString()).toBe('b');
+    expect(head.body.byteLength).toBe(0);
   });
 
   it('a body that is a view into a reused buffer is delivered intact, pipelined and over 2 concurrent keep-alive connections', async () => {

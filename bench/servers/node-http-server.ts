@@ -14,6 +14,7 @@ import { KeyRegistry } from '../../src/auth/key-registry.js';
 import { loadKeysFile } from '../../src/auth/keys-file.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { parseServeConfig } from '../../src/config/serve-config.js';
+import { headerBlockPairs } from '../../src/http/header-block.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createAdminOps } from '../../src/server/admin.js';
@@ -112,6 +113,7 @@ function serve(handler: Handler, req: IncomingMessage, res: ServerResponse): voi
 function write(res: ServerResponse, r: HttpResponse, head: boolean): void {
   res.statusCode = r.status;
   for (const [name, value] of r.headers) res.setHeader(name, value);
+  if (r.headerBlock !== undefined && r.headerBlock !== null) for (const [name, value] of headerBlockPairs(r.headerBlock)) res.setHeader(name, value);
   res.setHeader('content-type', r.contentType);
   res.setHeader('x-request-id', r.requestId);
   res.setHeader('content-length', r.body.byteLength);

@@ -1,4 +1,4 @@
-import { formatDate } from '../time/instant.js';
+import type { HeaderWriter } from './header-writer.js';
 
 /** The envelope outside `data`, as every format carries it in headers (contract 9). */
 export interface EnvelopeFields {
@@ -7,33 +7,49 @@ export interface EnvelopeFields {
   readonly nextCursor: string | null;
   /** days since epoch, or null when the dataset has no resolved row under the request's as_of */
   readonly dataLatestDate: number | null;
-  readonly dataAgeHours: number | null;
   readonly generation: number;
 }
 
-export type HeaderList = Array<readonly [string, string]>;
-
 /**
- * Appends x-count, x-total-count, x-has-more, x-next-cursor (only when more), x-data-latest-date
- * and x-data-age-hours (only when known: a header has no null), x-generation, and
- * `Link: <same request with the cursor>; rel="next"`. The Link target is the request's own
- * path and query with `cursor` replaced, a relative reference (RFC 8288 3.1): it stays
- * right behind any proxy that rewrites the host.
+ * Writes x-count, x-total-count, x-has-more, x-next-cursor (only when more),
+ * x-data-latest-date and x-data-age-hours (only when known: a header has no null),
+ * x-generation, and `Link: <same request with the cursor>; rel="next"`. The Link target is
+ * the request's own path and query with `cursor` replaced, a relative reference (RFC 8288
+ * 3.1): it stays right behind any proxy that rewrites the host. Nothing here makes a
+ * string: numbers and dates go in as digits (HeaderWriter).
  */
-export function appendEnvelopeHeaders(out: HeaderList, e: EnvelopeFields, path: string, rawQuery: string): void {
-  out.push(['x-count', String(e.count)]);
-  out.push(['x-total-count', String(e.totalCount)]);
-  out.push(['x-has-more', e.nextCursor === null ? 'false' : 'true']);
-  if (e.nextCursor !== null) out.push(['x-next-cursor', e.nextCursor]);
-  if (e.dataLatestDate !== null) out.push(['x-data-latest-date', formatDate(e.dataLatestDate)]);
-  if (e.dataAgeHours !== null && Number.isFinite(e.dataAgeHours)) out.push(['x-data-age-hours', String(e.dataAgeHours)]);
-  out.push(['x-generation', String(e.generation)]);
-  if (e.nextCursor !== null) out.push(['link', `<${nextUrl(path, rawQuery, e.nextCursor)}>; rel="next"`]);
+export function writeEnvelopeHeaders(h: HeaderWriter, e: EnvelopeFields, dataAgeHours: number | null, path: string, rawQuery: string): void {
+  h.start('x-count').int(e.count);
+  h.start('x-total-count').int(e.totalCount);
+  h.start('x-has-more').ascii(e.nextCursor === null ? 'false' : 'true');
+  if (e.nextCursor !== null) h.start('x-next-cursor').ascii(e.nextCursor);
+  if (e.dataLatestDate !== null) h.start('x-data-latest-date').date(e.dataLatestDate);
+  if (dataAgeHours !== null && Number.isFinite(dataAgeHours)) h.start('x-data-age-hours').float(dataAgeHours);
+  h.start('x-generation').int(e.generation);
+  if (e.nextCursor !== null) {
+    h.start('link').ascii('<');
+    writeNextUrl(h, path, rawQuery, e.nextCursor);
+    h.ascii('>; rel="next"');
+  }
 }
 
-/** The same request with `cursor` set to the token (any previous cursor dropped). Tokens are base64url: no escaping needed. */
-export function nextUrl(path: string, rawQuery: string, cursor: string): string {
-  const kept = rawQuery.split('&').filter((p) => p !== '' && p !== 'cursor' && !p.startsWith('cursor='));
-  kept.push(`cursor=${cursor}`);
-  return `${path}?${kept.join('&')}`;
+/**
+ * The same request with `cursor` set to the token (any previous cursor dropped), the
+ * other parameters as sent and in order. Tokens are base64url: no escaping needed.
+ */
+export function writeNextUrl(h: HeaderWriter, path: string, rawQuery: string, cursor: string): void {
+  h.utf8(path).ascii('?');
+  let from = 0;
+  while (from <= rawQuery.length) {
+    let to = rawQuery.indexOf('&', from);
+    if (to < 0) to = rawQuery.length;
+    if (to > from && !isCursorParam(rawQuery, from, to)) h.utf8(rawQuery.slice(from, to)).ascii('&');
+    from = to + 1;
+  }
+  h.ascii('cursor=').ascii(cursor);
+}
+
+/** `cursor` or `cursor=...` at rawQuery[from..to). */
+function isCursorParam(q: string, from: number, to: number): boolean {
+  return q.startsWith('cursor', from) && (to === from + 6 || q.charCodeAt(from + 6) === 0x3d);
 }

@@ -1,3 +1,5 @@
+import type { HeaderBlock } from './header-block.js';
+
 /**
  * The seam between the transport (uWebSockets.js) and the application. The application
  * sees plain values only, so it can be exercised without a socket and the transport can
@@ -36,6 +38,11 @@ export interface HttpResponse {
   status: number;
   /** Headers besides content-type and x-request-id, which are written from the fields below. */
   headers: ReadonlyArray<readonly [string, string]>;
+  /**
+   * Further headers as bytes (header-block.ts), written after `headers`; null or absent when
+   * none. Like the body, it may be a view the handler reuses (synchronous answers only).
+   */
+  headerBlock?: HeaderBlock | null;
   /** e.g. 'application/json' */
   contentType: string;
   /** Written as x-request-id. */

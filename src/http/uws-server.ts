@@ -150,6 +150,9 @@ function arm(res: UwsResponse, flight: Flight, inFlight: InFlight): void {
 function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean, inFlight: InFlight): boolean {
   res.writeStatus(statusLine(r.status));
   for (const [name, value] of r.headers) res.writeHeader(name, value);
+  // One native call for the whole block: writeHeader writes `name: value\r\n` as given (header-block.ts).
+  const block = r.headerBlock;
+  if (block !== undefined && block !== null) res.writeHeader(block.first, block.rest);
   res.writeHeader('content-type', r.contentType);
   res.writeHeader('x-request-id', r.requestId);
   if (head) {

@@ -61,7 +61,7 @@ function dayOffset(days: number): number {
 }
 
 /** `YYYY-MM-DD` (unquoted); years outside 0..9999 in ISO 8601 expanded form, ±YYYYYY. */
-function putCivilDate(b: Uint8Array, p: number, days: number): number {
+export function putCivilDate(b: Uint8Array, p: number, days: number): number {
   const o = dayOffset(days);
   if (o >= 0) {
     const t = dayText;

@@ -186,7 +186,14 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       const reply = (a: RouteAnswer): HttpResponse =>
         logged(
           req,
-          { status: a.status, headers: joined(headers, a.headers), contentType: a.contentType, requestId: recordId, body: a.body },
+          {
+            status: a.status,
+            headers: joined(headers, a.headers),
+            headerBlock: a.headerBlock ?? null,
+            contentType: a.contentType,
+            requestId: recordId,
+            body: a.body,
+          },
           keyId,
           startedMs,
           dataset,

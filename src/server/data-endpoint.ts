@@ -1,8 +1,9 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
 import { encodeHead, encodeHeadAsync, type Encoding } from '../format/encoded-body.js';
-import { appendEnvelopeHeaders, type HeaderList } from '../format/envelope-headers.js';
-import { etagOf, ifNoneMatchHits } from '../format/etag.js';
+import { writeEnvelopeHeaders } from '../format/envelope-headers.js';
+import { etagOf, ifNoneMatchHits, writeEtag } from '../format/etag.js';
+import { HeaderWriter } from '../format/header-writer.js';
 import type { FormatWriter } from '../format/format-writer.js';
 import { JsonFormatWriter } from '../format/json/json-writer.js';
 import { negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
@@ -10,6 +11,7 @@ import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
+import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import type { HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
@@ -31,7 +33,8 @@ import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } f
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
   readonly status: 200 | 304;
-  readonly headers: HeaderList;
+  /** vary, etag, cache-control, content-encoding and the envelope's headers: a reused block, or (async answers) owned */
+  readonly headerBlock: HeaderBlock;
   readonly contentType: string;
   /** a view valid until the next call, or (async answers) owned */
   readonly body: Uint8Array;
@@ -71,7 +74,6 @@ const COMPRESS_MIN_BYTES = 1024;
  */
 const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
-const VARY: readonly [string, string] = ['vary', 'Accept, Accept-Encoding'];
 /** the prefix of formats without one (never written to) */
 const EMPTY = new Uint8Array(0);
 /**
@@ -79,7 +81,7 @@ const EMPTY = new Uint8Array(0);
  * not `public`: the answer is behind an API key that shared caches do not vary on, so only
  * the client's own cache may keep it.
  */
-const IMMUTABLE: readonly [string, string] = ['cache-control', 'private, max-age=31536000, immutable'];
+const IMMUTABLE = 'private, max-age=31536000, immutable';
 
 /** A generation that could not be fetched: the contract's 400 (503 while the source is unreachable); any other failure stays a fault (500, logged). */
 function unavailable(missing: MissingGeneration, e: unknown): unknown {
@@ -126,12 +128,30 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   /** the synchronous path pins with nothing fetched; the asynchronous one with what it fetched */
   const direct: PinContext = { registry, supply, fetched: null };
 
-  function headers(meta: PageMeta, req: HttpRequest, etag: string, encoding: Encoding | null, immutable: boolean): HeaderList {
-    const h: HeaderList = [VARY, ['etag', etag]];
-    if (immutable) h.push(IMMUTABLE);
-    if (encoding !== null) h.push(['content-encoding', encoding]);
-    appendEnvelopeHeaders(h, { ...meta, dataAgeHours: dataAgeHours(meta, clock.now() * 1000) }, req.path, req.rawQuery);
-    return h;
+  /** the headers of the answer being written (one block, reused) */
+  const hw = new HeaderWriter();
+
+  /** vary, etag and cache-control: what a 304 carries too. */
+  function validators(slotId: string, generation: number, normalised: string, immutable: boolean): void {
+    hw.reset();
+    hw.start('vary').ascii('Accept, Accept-Encoding');
+    writeEtag(hw, slotId, generation, normalised);
+    if (immutable) hw.start('cache-control').ascii(IMMUTABLE);
+  }
+
+  function headers(
+    meta: PageMeta,
+    req: HttpRequest,
+    slotId: string,
+    generation: number,
+    normalised: string,
+    encoding: Encoding | null,
+    immutable: boolean,
+  ): HeaderBlock {
+    validators(slotId, generation, normalised, immutable);
+    if (encoding !== null) hw.start('content-encoding').ascii(encoding);
+    writeEnvelopeHeaders(hw, meta, dataAgeHours(meta, clock.now() * 1000), req.path, req.rawQuery);
+    return hw.block();
   }
 
   function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
@@ -161,7 +181,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return supply.fetch(slot, missing.number).then(
       (fetched) => {
         const a = answer(slot, req, recordId, kind, { registry, supply, fetched });
-        return isPromise(a) ? a : { ...a, body: Buffer.from(a.body) };
+        return isPromise(a) ? a : { ...a, headerBlock: ownedBlock(a.headerBlock), body: Buffer.from(a.body) };
       },
       (e: unknown) => {
         throw unavailable(missing, e);
@@ -192,12 +212,13 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     );
     let encoding = negotiateEncoding(req.acceptEncoding);
     const normalised = normalisedText({ canonical: pinned.canonical, format, columns: projectionKey(projection), encoding, cursor: pinned.cursor });
-    const etag = etagOf(slot.id, gen.number, normalised);
     const writer = writers[format];
-    if (ifNoneMatchHits(req.ifNoneMatch, etag)) {
+    // The ETag as a string only for a conditional request; every answer writes it as digits.
+    if (req.ifNoneMatch !== '' && ifNoneMatchHits(req.ifNoneMatch, etagOf(slot.id, gen.number, normalised))) {
+      validators(slot.id, gen.number, normalised, immutable);
       return {
         status: 304,
-        headers: immutable ? [VARY, ['etag', etag], IMMUTABLE] : [VARY, ['etag', etag]],
+        headerBlock: hw.block(),
         contentType: writer.contentType,
         body: new Uint8Array(0),
         rows: 0,
@@ -218,7 +239,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       writeSuffix(writer, hit.meta, stamp);
       return {
         status: 200,
-        headers: headers(hit.meta, req, etag, hit.encoding, immutable),
+        headerBlock: headers(hit.meta, req, slot.id, gen.number, normalised, hit.encoding, immutable),
         contentType: writer.contentType,
         body: bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view()),
         rows: hit.meta.count,
@@ -242,7 +263,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
         if (cacheKey !== null) cache!.set(cacheKey, encoded, meta, shape);
         writeSuffix(writer, meta, stamp);
         const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
-        return { status: 200, headers: headers(meta, req, etag, enc, immutable), contentType: writer.contentType, body, rows: meta.count, format };
+        const headerBlock = ownedBlock(headers(meta, req, slot.id, gen.number, normalised, enc, immutable));
+        return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
     // No prefix (JSON, CSV): no view made.
@@ -252,7 +274,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     writeSuffix(writer, meta, stamp);
     const body =
       head instanceof Uint8Array ? bodies.plain(bytes, tail.view()) : bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
-    return { status: 200, headers: headers(meta, req, etag, encoding, immutable), contentType: writer.contentType, body, rows: meta.count, format };
+    return {
+      status: 200,
+      headerBlock: headers(meta, req, slot.id, gen.number, normalised, encoding, immutable),
+      contentType: writer.contentType,
+      body,
+      rows: meta.count,
+      format,
+    };
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),

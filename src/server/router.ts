@@ -1,5 +1,6 @@
 import { ApiError, methodNotAllowed, type HeaderPairs } from '../errors.js';
 import type { Format } from '../format/negotiate.js';
+import type { HeaderBlock } from '../http/header-block.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** Methods a route answers; a GET route answers HEAD too (the transport drops the body). */
@@ -12,6 +13,8 @@ export interface RouteAnswer {
   readonly body: Uint8Array;
   /** headers of this answer (x-count, ETag...), after the per-request ones (RateLimit-*) */
   readonly headers?: HeaderPairs;
+  /** headers written as bytes, after `headers` (data answers: header-block.ts) */
+  readonly headerBlock?: HeaderBlock;
   /** data answers: rows sent and the format written (metrics) */
   readonly rows?: number;
   readonly format?: Format;

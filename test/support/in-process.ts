@@ -7,6 +7,7 @@
  * A smaller set of tests (http-uws, the smoke per endpoint) runs over the real socket.
  */
 import zlib from 'node:zlib';
+import { headerBlockPairs } from '../../src/http/header-block.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
 import type { Transport } from '../../src/server/start.js';
 import type { Reply } from './harness.js';
@@ -59,6 +60,7 @@ export async function inProcessRequest(handler: Handler, path: string, key: stri
   }
   const headers = new Headers();
   for (const [name, value] of res.headers) headers.append(name, value);
+  if (res.headerBlock !== undefined && res.headerBlock !== null) for (const [name, value] of headerBlockPairs(res.headerBlock)) headers.append(name, value);
   headers.set('content-type', res.contentType);
   headers.set('x-request-id', res.requestId);
   headers.set('content-length', String(body.byteLength));
