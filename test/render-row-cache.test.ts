@@ -182,6 +182,33 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     expect(cache.stats()).toMatchObject({ misses: 32, hits: 64, evictions: 0 });
   });
 
+  it('copies a kept row to every alignment of the output and into a view at an odd offset, every length up to a slot, byte for byte', () => {
+    const cache = RowCache.allocate(64 * ROW_SLOT_BYTES);
+    const owner = new RowOwner(77, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const text = new Uint8Array(ROW_SLOT_BYTES);
+    for (let i = 0; i < text.length; i++) text[i] = (i * 167 + 13) & 0xff;
+    // a backing buffer whose view starts at byte 3: absolute alignment differs from p's
+    const backing = new ArrayBuffer(4 * ROW_SLOT_BYTES + 64);
+    const dst = new Uint8Array(backing, 3, 2 * ROW_SLOT_BYTES + 32);
+    const dv = new DataView(backing, 3, dst.byteLength);
+    const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65, 255, ROW_SLOT_BYTES - 1, ROW_SLOT_BYTES];
+    for (const len of lengths) {
+      const row = len;
+      cache.keep(owner, row, text, new DataView(text.buffer), 0, len);
+      for (let p = 0; p < 8; p++) {
+        dst.fill(0xee);
+        expect(cache.copy(owner, row, dst, dv, p), `len ${len} at ${p}`).toBe(p + len);
+        expect(Buffer.from(dst.subarray(p, p + len)).equals(Buffer.from(text.subarray(0, len))), `len ${len} at ${p}`).toBe(true);
+        // nothing before p or after the row is touched
+        expect(dst.subarray(0, p).every((b) => b === 0xee)).toBe(true);
+        expect(
+          dst.subarray(p + len).every((b) => b === 0xee),
+          `len ${len} at ${p}: bytes after the row`,
+        ).toBe(true);
+      }
+    }
+  });
+
   it('renders rows longer than a slot every time, correctly, without storing them', () => {
     const cache = RowCache.allocate(1024 * 1024);
     const renderer = rendererIn(cache, 1, table(6, 5));
