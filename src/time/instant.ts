@@ -17,17 +17,29 @@ export function dayOfUs(us: number): number {
   return Math.floor(us / US_PER_DAY);
 }
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Parses a strict `YYYY-MM-DD` calendar date to days since epoch, or null when it is not one. */
+/**
+ * Parses a strict `YYYY-MM-DD` calendar date to days since epoch, or null when it is not one.
+ * Read by character codes: every data request parses two or three dates, and a regex match
+ * allocates its result array (issue 11: near-zero allocation per request).
+ */
 export function parseDate(text: string): number | null {
-  const m = DATE_RE.exec(text);
-  if (m === null) return null;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  if (text.length !== 10 || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d) return null;
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 2);
+  const d = digitsAt(text, 8, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   return daysFromCivil(y, mo, d);
+}
+
+/** The n ASCII digits at text[at..at+n) as a number, or -1 if any is not a digit. */
+function digitsAt(text: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = text.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
 }
 
 const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
@@ -66,8 +78,10 @@ function isLeap(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysInMonth(y: number, m: number): number {
-  return m === 2 ? (isLeap(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+  return m === 2 ? (isLeap(y) ? 29 : 28) : MONTH_DAYS[m - 1]!;
 }
 
 /** Howard Hinnant's days_from_civil: proleptic Gregorian date to days since 1970-01-01. */
