@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Query } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, generationParam, splitParams } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams } from './query-params.js';
 
 const ACCEPTED = new Set(['latest', 'date_from', 'date_to', 'limit', 'cursor', 'as_of', 'generation']);
 
@@ -25,16 +25,9 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   const filters = filterParams(params, product);
 
   const latest = dateFrom === null && latestText !== 'false';
-  const canonical = [
-    product.id,
-    dataset,
-    latest ? 'L' : 'A',
-    dateFrom ?? '',
-    dateTo ?? '',
-    limit,
-    asOfUs ?? '',
-    generation ?? '',
-    ...filterCanon(filters),
-  ].join('\u0001');
+  // Concatenated, not an array joined: the canonical text is the request's one string (cache key, ETag).
+  const canonical =
+    `${product.id}\u0001${dataset}\u0001${latest ? 'L' : 'A'}\u0001${dateFrom ?? ''}\u0001${dateTo ?? ''}\u0001${limit}` +
+    `\u0001${asOfUs ?? ''}\u0001${generation ?? ''}${filterCanonText(filters)}`;
   return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

@@ -113,7 +113,8 @@ export function filterParams(params: Params, product: ProductSpec): FilterClause
   for (const f of product.filters) {
     const text = params.get(f.param);
     if (text === undefined) continue;
-    const values = [...new Set(text.split(','))];
+    // One value (the common case) needs no de-duplication.
+    const values = text.includes(',') ? [...new Set(text.split(','))] : [text];
     if (values.some((v) => v === '')) throw invalidParam(f.param, `${f.param} must be a value or a comma-separated list of values`);
     if (f.allowed !== null) {
       const bad = values.find((v) => !f.allowed!.includes(v));
@@ -127,4 +128,11 @@ export function filterParams(params: Params, product: ProductSpec): FilterClause
 /** The filters' part of a canonical query text. */
 export function filterCanon(filters: readonly FilterClause[]): string[] {
   return filters.map((f) => `${f.column}=${f.values.join('\u0000')}`);
+}
+
+/** filterCanon as the canonical text's tail: each part after a U+0001 (`''` without filters). */
+export function filterCanonText(filters: readonly FilterClause[]): string {
+  let text = '';
+  for (const f of filters) text += `\u0001${f.column}=${f.values.length === 1 ? f.values[0]! : f.values.join('\u0000')}`;
+  return text;
 }
