@@ -75,6 +75,60 @@ describe('Router: the route table', () => {
     expect(router.match('/nothing').public).toBe(false);
   });
 
+  it('remembers a path that names something: the next match binds nothing and answers the same; a path naming nothing is bound each time', () => {
+    const binds: string[] = [];
+    const r = new Router([
+      route({
+        method: 'GET',
+        pattern: '/{product}/{dataset}',
+        bind: (p) => {
+          binds.push(`${p.product}/${p.dataset}`);
+          return p.product === 'a' ? { slot: p.dataset! } : null;
+        },
+        handler: (_r, target: { slot: string }) => answer(`data ${target.slot}`),
+      }),
+      route({ method: 'GET', pattern: '/healthz', public: true, handler: () => answer('health') }),
+    ]);
+    const first = r.match('/a/x');
+    const target = first.target(first.find('GET'));
+    for (let i = 0; i < 3; i++) {
+      const m = r.match('/a/x');
+      expect(m.find('GET')).toBe(0);
+      expect(m.target(0)).toBe(target);
+      expect(m.public).toBe(false);
+      expect(call(r, 'GET', '/a/x')).toBe('data x');
+    }
+    expect(call(r, 'GET', '/a/y')).toBe('data y');
+    expect(binds).toEqual(['a/x', 'a/y']);
+    for (let i = 0; i < 3; i++) expect((call(r, 'GET', '/b/x') as ApiError).status).toBe(404);
+    expect(binds).toEqual(['a/x', 'a/y', 'b/x', 'b/x', 'b/x']);
+    // a remembered public path stays public; a remembered path still answers 405 for other methods
+    expect(call(r, 'GET', '/healthz')).toBe('health');
+    expect(r.match('/healthz').public).toBe(true);
+    expect((call(r, 'POST', '/a/x') as ApiError).status).toBe(405);
+  });
+
+  it('keeps matching correctly past the number of paths it remembers', () => {
+    let binds = 0;
+    const r = new Router([
+      route({
+        method: 'GET',
+        pattern: '/{product}/{dataset}',
+        bind: (p) => {
+          binds++;
+          return p.dataset!;
+        },
+        handler: (_r, target: string) => answer(target),
+      }),
+    ]);
+    const n = 5000;
+    for (let i = 0; i < n; i++) expect(call(r, 'GET', `/p/d${i}`)).toBe(`d${i}`);
+    expect(binds).toBe(n);
+    for (let i = 0; i < n; i++) expect(call(r, 'GET', `/p/d${i}`)).toBe(`d${i}`);
+    // the first 4096 were remembered, the rest are bound again
+    expect(binds).toBe(n + (n - 4096));
+  });
+
   it('refuses a pattern that is not a path', () => {
     expect(() => new Router([route({ method: 'GET', pattern: 'healthz', handler: () => answer('') })])).toThrow(/start with/);
   });

@@ -36,7 +36,8 @@ export interface RouteRequest {
  *
  * `bind` turns the parameters into what the handler serves (a dataset slot); null means
  * the path names nothing: 404, decided before the method is looked at, so an unknown
- * path is a 404 whatever the method. `public` routes (health, readiness) ask for no key;
+ * path is a 404 whatever the method. It must be a pure function of the parameters: the
+ * router remembers what a path bound to. `public` routes (health, readiness) ask for no key;
  * every other path answers 401 before anything about it is revealed (contract 5).
  *
  * To add an endpoint (e.g. `GET /openapi.json` or `/metrics` on the API port), register a
@@ -92,6 +93,16 @@ export class Match {
     if (route.public === true) this.public = true;
   }
 
+  /** routes matched */
+  get size(): number {
+    return this.count;
+  }
+
+  /** A copy of what was matched, to remember. */
+  bound(): Bound {
+    return { routes: this.routes.slice(0, this.count), targets: this.targets.slice(0, this.count) };
+  }
+
   /** The index of the route for `method` (HEAD finds GET), or -1. */
   find(method: string): number {
     for (let i = 0; i < this.count; i++) {
@@ -119,10 +130,28 @@ export class Match {
 /** A more telling 404 for a path that names nothing here (a dataset another shard serves), or null for the plain one. */
 export type NotFound = (path: string) => ApiError | null;
 
-/** The route table: matches a path to its routes and binds their parameters. One per API handler. */
+/** What a path that names something matched: the routes and their targets, in order. */
+interface Bound {
+  readonly routes: ReadonlyArray<Route<unknown>>;
+  readonly targets: readonly unknown[];
+}
+
+/**
+ * Paths remembered at most. Only paths that name something are kept (a finite set: the
+ * patterns times the datasets), so random paths cannot grow it; the bound covers spellings
+ * the binder also accepts.
+ */
+const BOUND_PATHS_MAX = 4096;
+
+/**
+ * The route table: matches a path to its routes and binds their parameters. One per API
+ * handler. A path that names something is matched once and remembered: the next request
+ * for it splits nothing and binds nothing (issue 11: a data request allocates near nothing).
+ */
 export class Router {
   private readonly compiled: Compiled[];
   private readonly current: Match;
+  private readonly bound = new Map<string, Bound>();
 
   constructor(routes: readonly AnyRoute[], notFound: NotFound = () => null) {
     this.current = new Match(notFound);
@@ -136,6 +165,11 @@ export class Router {
     const m = this.current;
     m.reset(path);
     if (path.charCodeAt(0) !== 0x2f) return m;
+    const known = this.bound.get(path);
+    if (known !== undefined) {
+      for (let i = 0; i < known.routes.length; i++) m.add(known.routes[i]!, known.targets[i]);
+      return m;
+    }
     const segments = path.slice(1).split('/');
     let pattern: Compiled | null = null;
     for (const c of this.compiled) {
@@ -147,6 +181,7 @@ export class Router {
       const target = c.route.bind === undefined ? undefined : c.route.bind(params);
       if (target !== null) m.add(c.route, target);
     }
+    if (m.size > 0 && this.bound.size < BOUND_PATHS_MAX) this.bound.set(path, m.bound());
     return m;
   }
 }
