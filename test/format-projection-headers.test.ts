@@ -92,6 +92,7 @@ describe('envelope headers', () => {
     expect(nextUrl('/p/d', 'cursor=old&limit=1&as_of=2026-03-02T00%3A00%3A00Z', 'new')).toBe('/p/d?limit=1&as_of=2026-03-02T00%3A00%3A00Z&cursor=new');
     expect(nextUrl('/p/d', '', 'n')).toBe('/p/d?cursor=n');
     expect(nextUrl('/p/d', 'limit=1&&cursor', 'n')).toBe('/p/d?limit=1&cursor=n');
+    expect(nextUrl('/p/d', '&limit=1&', 'n')).toBe('/p/d?limit=1&cursor=n');
     expect(nextUrl('/p/d', 'cursors=1&xcursor=2&cursor=3&cursor', 'n')).toBe('/p/d?cursors=1&xcursor=2&cursor=n');
     expect(nextUrl('/p/d', 'q=%C3%A9&r=\u00e9', 'n')).toBe('/p/d?q=%C3%A9&r=\u00c3\u00a9&cursor=n');
   });

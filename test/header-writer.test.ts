@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { etagOf, writeEtag } from '../src/format/etag.js';
+import { etagOf, ifNoneMatchHits, writeEtag } from '../src/format/etag.js';
+import { fnv1a } from '../src/query/hash.js';
 import { HeaderWriter } from '../src/format/header-writer.js';
 import { headerBlockPairs, ownedBlock } from '../src/http/header-block.js';
 
@@ -41,8 +42,23 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
     ]);
   });
 
-  it('a block with no header is a programming error', () => {
+  it('a block with no header is a programming error, and so is a line without `name: `', () => {
     expect(() => new HeaderWriter().block()).toThrow(/no header/);
+    for (const rest of ['1\r\nbad', '1\r\n: no name', '1\r\nx:y'])
+      expect(() => headerBlockPairs({ first: 'a', rest: Buffer.from(rest, 'latin1') }), rest).toThrow(/malformed header line/);
+  });
+
+  it('grows past its first kilobyte without losing a byte', () => {
+    const h = new HeaderWriter();
+    const expected: Array<[string, string]> = [];
+    for (let i = 0; i < 60; i++) {
+      const name = `x-header-with-a-rather-long-name-${i}`;
+      const value = 'v'.repeat(i);
+      h.start(name).ascii(value);
+      expected.push([name, value]);
+    }
+    expect(h.block().rest.byteLength).toBeGreaterThan(2048);
+    expect(headerBlockPairs(h.block())).toEqual(expected);
   });
 
   it('integers, floats and dates read as String(), toString(36) and the contract date', () => {
@@ -56,6 +72,18 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
     h.start('d').date(0).ascii(' ').date(-1).ascii(' ').date(2_932_896);
     const values = headerBlockPairs(h.block()).map(([, v]) => v);
     expect(values).toEqual([...ints.map(String), ...floats.map(String), ...b36.map((n) => n.toString(36)), '1970-01-01 1969-12-31 9999-12-31']);
+  });
+
+  it('the ETag is the generation and two FNV-1a hashes of dataset U+0001 normalised request: stable across versions, so clients keep their 304s', () => {
+    const text = 'pemi/grid_stress\u0001q|json|*|br|';
+    expect(etagOf('pemi/grid_stress', 7, 'q|json|*|br|')).toBe(`W/"g7-${fnv1a(text).toString(36)}${fnv1a(text, 0x9e3779b9).toString(36)}"`);
+  });
+
+  it('If-None-Match: `*` with spaces around it, and a strong tag compared as sent', () => {
+    expect(ifNoneMatchHits(' * ', 'W/"g1-x"')).toBe(true);
+    expect(ifNoneMatchHits('"abc"', '"abc"')).toBe(true);
+    expect(ifNoneMatchHits('W/"abc"', '"abc"')).toBe(true);
+    expect(ifNoneMatchHits('"ab"', '"abc"')).toBe(false);
   });
 
   it('writeEtag writes exactly etagOf: the 304 check compares the string, every answer carries the digits', () => {

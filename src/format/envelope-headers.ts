@@ -40,7 +40,7 @@ export function writeEnvelopeHeaders(h: HeaderWriter, e: EnvelopeFields, dataAge
 export function writeNextUrl(h: HeaderWriter, path: string, rawQuery: string, cursor: string): void {
   h.utf8(path).ascii('?');
   let from = 0;
-  while (from <= rawQuery.length) {
+  while (from < rawQuery.length) {
     let to = rawQuery.indexOf('&', from);
     if (to < 0) to = rawQuery.length;
     if (to > from && !isCursorParam(rawQuery, from, to)) h.utf8(rawQuery.slice(from, to)).ascii('&');
