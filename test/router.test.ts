@@ -129,6 +129,38 @@ describe('Router: the route table', () => {
     expect(binds).toBe(n + (n - 4096));
   });
 
+  it('only the most specific matching pattern decides: a less specific one never adds its routes', () => {
+    const r = new Router([
+      route({ method: 'POST', pattern: '/admin/refresh', handler: () => answer('refresh') }),
+      route({ method: 'GET', pattern: '/{product}/{dataset}', bind: (p) => p.dataset!, handler: (_r, t: string) => answer(`data ${t}`) }),
+      // same literal count, some literals shared: still other patterns
+      route({ method: 'GET', pattern: '/a/{x}/c', bind: (p) => p.x!, handler: (_r, t: string) => answer(`first ${t}`) }),
+      route({ method: 'POST', pattern: '/a/b/{y}', bind: (p) => p.y!, handler: (_r, t: string) => answer(`second ${t}`) }),
+    ]);
+    expectError(call(r, 'GET', '/admin/refresh'), 405, 'POST');
+    expect(call(r, 'POST', '/admin/refresh')).toBe('refresh');
+    expect(call(r, 'GET', '/a/b/c')).toBe('first b');
+    expectError(call(r, 'POST', '/a/b/c'), 405, 'GET, HEAD');
+    expect(call(r, 'POST', '/a/b/d')).toBe('second d');
+  });
+
+  it('never binds an empty segment or a path that does not start with /', () => {
+    const seen: string[] = [];
+    const r = new Router([
+      route({
+        method: 'GET',
+        pattern: '/{product}/{dataset}',
+        bind: (p) => {
+          seen.push(`${p.product}|${p.dataset}`);
+          return 'slot';
+        },
+        handler: () => answer('data'),
+      }),
+    ]);
+    for (const path of ['/a/', '//x', '*a/x', 'xa/x', '']) expectError(call(r, 'GET', path), 404);
+    expect(seen).toEqual([]);
+  });
+
   it('refuses a pattern that is not a path', () => {
     expect(() => new Router([route({ method: 'GET', pattern: 'healthz', handler: () => answer('') })])).toThrow(/start with/);
   });
