@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanon, filterParams, generationParam, splitParams } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams } from './query-params.js';
 
 /** `GET /{product}/{dataset}/vintages` after validation (contract 11). */
 export interface VintagesQuery {
@@ -37,17 +37,7 @@ export function parseVintages(rawQuery: string, product: ProductSpec, dataset: s
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = [
-    'vintages',
-    product.id,
-    dataset,
-    dateFrom ?? '',
-    dateTo ?? '',
-    asOfUs ?? '',
-    release,
-    limit,
-    generation ?? '',
-    ...filterCanon(filters),
-  ].join('\u0001');
+  const canonical =
+    ['vintages', product.id, dataset, dateFrom ?? '', dateTo ?? '', asOfUs ?? '', release, limit, generation ?? ''].join('\u0001') + filterCanonText(filters);
   return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { boundedInt, cursorParam, filterCanon, filterParams, generationParam, requiredDate, splitParams } from './query-params.js';
+import { boundedInt, cursorParam, filterCanonText, filterParams, generationParam, requiredDate, splitParams } from './query-params.js';
 
 /** `GET /{product}/{dataset}/walk_forward` after validation (contract 10). */
 export interface WalkForwardQuery {
@@ -45,8 +45,7 @@ export function parseWalkForward(rawQuery: string, product: ProductSpec, dataset
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical = ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? '', ...filterCanon(filters)].join(
-    '\u0001',
-  );
+  const canonical =
+    ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? ''].join('\u0001') + filterCanonText(filters);
   return { decisionFrom, decisionTo, step, decisions, window, limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
 }

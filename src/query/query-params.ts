@@ -125,14 +125,9 @@ export function filterParams(params: Params, product: ProductSpec): FilterClause
   return filters;
 }
 
-/** The filters' part of a canonical query text. */
-export function filterCanon(filters: readonly FilterClause[]): string[] {
-  return filters.map((f) => `${f.column}=${f.values.join('\u0000')}`);
-}
-
-/** filterCanon as the canonical text's tail: each part after a U+0001 (`''` without filters). */
+/** The filters' part of a canonical query text, its tail: `\u0001column=v1\u0000v2` per filter (`''` without filters). */
 export function filterCanonText(filters: readonly FilterClause[]): string {
   let text = '';
-  for (const f of filters) text += `\u0001${f.column}=${f.values.length === 1 ? f.values[0]! : f.values.join('\u0000')}`;
+  for (const f of filters) text += `\u0001${f.column}=${f.values.join('\u0000')}`;
   return text;
 }
