@@ -12,16 +12,6 @@ export class BodyAssembler {
   private buf = Buffer.allocUnsafe(64 * 1024);
   private readonly combiner = new Crc32Combiner();
 
-  /** prefix + middle, contiguous identity bytes, + suffix (none: `body` itself). */
-  plain(body: Uint8Array, suffix: Uint8Array): Uint8Array {
-    if (suffix.byteLength === 0) return body;
-    const n = body.byteLength + suffix.byteLength;
-    const out = this.room(n);
-    out.set(body, 0);
-    out.set(suffix, body.byteLength);
-    return out.subarray(0, n);
-  }
-
   /** prefix + an encoded middle + suffix. */
   encoded(head: EncodedHead, prefix: Uint8Array, suffix: Uint8Array): Uint8Array {
     const at = prefixSize(head.encoding, prefix.byteLength);

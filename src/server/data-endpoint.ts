@@ -271,9 +271,17 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const middle = split === 0 ? bytes : bytes.subarray(split);
     const head = encoding === null ? middle : encodeHead(middle, encoding);
     if (cacheKey !== null) cache!.admit(cacheKey, head, meta, shape);
-    writeSuffix(writer, meta, stamp);
-    const body =
-      head instanceof Uint8Array ? bodies.plain(bytes, tail.view()) : bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
+    let body: Uint8Array;
+    if (head instanceof Uint8Array) {
+      // Identity: the suffix goes right after the middle (already kept by the cache, so
+      // appending cannot change what was admitted), and the body is `out` itself: no copy
+      // of the whole answer into a second buffer.
+      writer.writeSuffix(out, meta, stamp);
+      body = out.view();
+    } else {
+      writeSuffix(writer, meta, stamp);
+      body = bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
+    }
     return {
       status: 200,
       headerBlock: headers(meta, req, slot.id, gen.number, normalised, encoding, immutable),
