@@ -209,6 +209,46 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     }
   });
 
+  it('never keeps text with eight bytes that read as a NaN (it is copied as doubles), and leaves the slot it half overwrote to no row', () => {
+    const cache = RowCache.allocate(ROW_SLOT_BYTES);
+    expect(cache.slots).toBe(1);
+    const owner = new RowOwner(5, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const keep = (row: number, text: Uint8Array): void => cache.keep(owner, row, text, new DataView(text.buffer, text.byteOffset), 0, text.length);
+    const copied = (row: number, len: number): string | null => {
+      const dst = new Uint8Array(ROW_SLOT_BYTES);
+      const end = cache.copy(owner, row, dst, new DataView(dst.buffer), 0);
+      return end < 0 ? null : Buffer.from(dst.subarray(0, end)).toString('latin1') + (end === len ? '' : '!length');
+    };
+    const clean = Buffer.from('{"date":"2025-01-01","value":1.5}', 'latin1');
+    // Words 0x7FF0.., 0x7FFF.., 0xFFF8.. and 0xFFFF.. with a non-zero mantissa: all NaNs.
+    for (const [b6, b7] of [
+      [0xf0, 0x7f],
+      [0xff, 0x7f],
+      [0xf8, 0xff],
+      [0xff, 0xff],
+    ] as const) {
+      keep(1, clean);
+      expect(copied(1, clean.length)).toBe(clean.toString('latin1'));
+      // the third word of the row (bytes 16-23) is the NaN, after two ordinary words
+      const nan = Buffer.from(clean);
+      nan[2] = 0x44; // its first words differ from row 1's
+      nan[22] = b6;
+      nan[23] = b7;
+      keep(2, nan);
+      expect(copied(2, nan.length), `0x${b7.toString(16)}${b6.toString(16)}`).toBeNull();
+      // row 1's slot took the first two words of row 2: it must not be served as row 1 either
+      expect(copied(1, clean.length), `0x${b7.toString(16)}${b6.toString(16)}`).toBeNull();
+    }
+    // 0x7F and 0xF0-0xFF elsewhere in a word are ordinary text: kept and copied back as is
+    const odd = Buffer.from(clean);
+    odd[7] = 0x7f;
+    odd[8] = 0xf0;
+    odd[14] = 0x7f;
+    odd[15] = 0xef;
+    keep(3, odd);
+    expect(copied(3, odd.length)).toBe(odd.toString('latin1'));
+  });
+
   it('renders rows longer than a slot every time, correctly, without storing them', () => {
     const cache = RowCache.allocate(1024 * 1024);
     const renderer = rendererIn(cache, 1, table(6, 5));

@@ -4,8 +4,9 @@
  * SharedArrayBuffer so every serving thread reads it, and this says what that costs per
  * row. Run: `npx tsx bench/micro/shared-copy.ts`.
  *
- * Cases, each on both kinds of memory: the arena's own copy (an Int32 word loop into a
- * DataView, RowCache.copyFrom's inner loop: allocates nothing), Uint8Array.set from a
+ * Cases, each on both kinds of memory: an Int32 word loop into a DataView (the arena's
+ * copy until 2026-11-27), a Float64 word loop into a DataView (RowCache.copyFrom's inner
+ * loop since: half the loads, allocates nothing), Uint8Array.set from a
  * subarray (native, but a view per row), Buffer.copy (native), and copyWithin inside one
  * buffer (native, no view: possible only if the output lived in the arena's buffer).
  */
@@ -21,6 +22,7 @@ function cases(shared: boolean): Array<[string, () => void]> {
   const bytes = new Uint8Array(memory);
   for (let i = 0; i < bytes.length; i++) bytes[i] = 32 + (i % 90);
   const words = new Int32Array(memory);
+  const doubles = new Float64Array(memory);
   const src = Buffer.from(memory);
   const dst = Buffer.allocUnsafe(1 << 20);
   const dv = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
@@ -32,12 +34,22 @@ function cases(shared: boolean): Array<[string, () => void]> {
   };
   return [
     [
-      'word loop into a DataView (the arena)',
+      'word loop into a DataView',
       () => {
         const [at, p] = next();
         let w = at >> 2;
         let k = 0;
         for (; k + 4 <= ROW; k += 4) dv.setInt32(p + k, words[w++]!, true);
+        for (; k < ROW; k++) dst[p + k] = bytes[at + k]!;
+      },
+    ],
+    [
+      'double-word loop into a DataView (the arena)',
+      () => {
+        const [at, p] = next();
+        let w = at >> 3;
+        let k = 0;
+        for (; k + 8 <= ROW; k += 8) dv.setFloat64(p + k, doubles[w++]!, true);
         for (; k < ROW; k++) dst[p + k] = bytes[at + k]!;
       },
     ],

@@ -30,7 +30,7 @@ export interface RowCacheStats {
   readonly slots: number;
 }
 
-/** Int32 words and DataView words agree on byte order only when told the platform's. */
+/** Float64Array words and DataView words agree on byte order only when told the platform's. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**
  * x86 keeps loads in program order (TSO), so a hit's version re-read already comes after
@@ -60,8 +60,9 @@ const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
  * even version; a writer that loses the claim just does not keep its row. A reader
  * checks the version is even and the tag is its own, copies, and re-reads the version:
  * any change means a writer was in the slot and the copy is a miss (the caller then
- * renders over the bytes it copied). Text is copied a word at a time without views, so a
- * hit allocates nothing.
+ * renders over the bytes it copied). Text is copied eight bytes at a time, as doubles,
+ * without views, so a hit allocates nothing; text with eight bytes that read as a NaN is
+ * never kept, since a NaN's bits need not survive a double's trip through V8.
  *
  * The protocol is `copy` then, on a miss, write the row and `keep` it; with a doorkeeper
  * (RowArenaMemory.seen) `keep` skips a row's first render. Counters are this thread's.
@@ -73,8 +74,13 @@ export class RowCache {
   readonly tags: Int32Array;
   /** slot i's text starts at i·ROW_SLOT_BYTES */
   readonly bytes: Uint8Array;
-  /** the same memory as words, for copying */
-  private readonly words: Int32Array;
+  /**
+   * The same memory as 8-byte words, for copying: a row goes through doubles, 8 bytes a
+   * load, which out of shared memory beats every native copy (bench/micro/shared-copy.ts:
+   * 133 ns for a 330-byte row against 247 for 4-byte words and 178-288 for copyWithin,
+   * Buffer.copy and set, which V8 does with relaxed atomics on a SharedArrayBuffer).
+   */
+  private readonly words: Float64Array;
   /** this thread's own cell: a store to it orders a hit's copy before its version re-read (FENCE_BEFORE_RECHECK) */
   private readonly fence = new Int32Array(new SharedArrayBuffer(64));
   /** the generations this thread writes, to derive owners from column lists */
@@ -89,7 +95,7 @@ export class RowCache {
   constructor(readonly memory: RowArenaMemory) {
     this.tags = new Int32Array(memory.tags);
     this.bytes = new Uint8Array(memory.bytes);
-    this.words = new Int32Array(memory.bytes);
+    this.words = new Float64Array(memory.bytes);
     this.mask = this.bytes.length / ROW_SLOT_BYTES - 1;
     this.doorkeeper = memory.seen === null ? null : new RowDoorkeeper(memory.seen);
   }
@@ -157,9 +163,9 @@ export class RowCache {
     // A torn length (a writer came in) must not write past dst: such a copy is a miss anyway.
     if (len < 0 || len > ROW_SLOT_BYTES || p + len > dst.length) return -1;
     const words = this.words;
-    let w = slot * (ROW_SLOT_BYTES >> 2);
+    let w = slot * (ROW_SLOT_BYTES >> 3);
     let k = 0;
-    for (; k + 4 <= len; k += 4) dv.setInt32(p + k, words[w++]!, LITTLE_ENDIAN);
+    for (; k + 8 <= len; k += 8) dv.setFloat64(p + k, words[w++]!, LITTLE_ENDIAN);
     const bytes = this.bytes;
     const at = slot * ROW_SLOT_BYTES;
     for (; k < len; k++) dst[p + k] = bytes[at + k]!;
@@ -192,9 +198,23 @@ export class RowCache {
     Atomics.load(t, s + TAG_SEQ);
     if (seq !== 0 && !this.holds(s, owner, row)) this.evictions++;
     const words = this.words;
-    let w = slot * (ROW_SLOT_BYTES >> 2);
+    let w = slot * (ROW_SLOT_BYTES >> 3);
     let k = 0;
-    for (; k + 4 <= len; k += 4) words[w++] = dv.getInt32(start + k, LITTLE_ENDIAN);
+    for (; k + 8 <= len; k += 8) {
+      const word = dv.getFloat64(start + k, LITTLE_ENDIAN);
+      // Eight bytes that read as a NaN (0xF0-0xFF, then 0x7F or 0xFF) may come back as
+      // another NaN where V8 boxes the double: such text is never kept. Valid UTF-8 never
+      // has those pairs (a 4-byte lead is followed by a continuation byte; 0xFF is never
+      // used), so rendered JSON and CSV always pass; this guards any other text. The slot
+      // is half overwritten by now, so it is published under a tag no row has.
+      if (word !== word) {
+        t[s + TAG_ROW] = -1;
+        t[s + TAG_REF] = 0;
+        Atomics.store(t, s + TAG_SEQ, seq + 2);
+        return;
+      }
+      words[w++] = word;
+    }
     const bytes = this.bytes;
     const at = slot * ROW_SLOT_BYTES;
     for (; k < len; k++) bytes[at + k] = src[start + k]!;
