@@ -61,4 +61,23 @@ describe('parseDate (strict YYYY-MM-DD, the date parameters of every data endpoi
       expect(parseDate(text), text).toBe(reference(text));
     }
   });
+
+  it('reads a date where it lies in a longer text (text[start..end)), as the date alone, and nothing past the text', () => {
+    const query = 'date_from=2024-02-29&as_of=2023-02-29&x=2024-01-01';
+    expect(parseDate(query, 10, 20)).toBe(daysFromCivil(2024, 2, 29));
+    expect(parseDate(query, 27, 37)).toBeNull();
+    expect(parseDate(query, 40, 50)).toBe(daysFromCivil(2024, 1, 1));
+    // off by one either way: not a date
+    expect(parseDate(query, 9, 19)).toBeNull();
+    expect(parseDate(query, 11, 21)).toBeNull();
+    expect(parseDate(query, 10, 21)).toBeNull();
+    // a range running past the end of the text reads no digits there
+    expect(parseDate('x=2024-01-0', 2, 12)).toBeNull();
+    expect(parseDate('x=2024-01-', 2, 12)).toBeNull();
+    for (const day of [daysFromCivil(1969, 12, 31), daysFromCivil(2000, 2, 29), daysFromCivil(2031, 7, 9)]) {
+      const text = `as_of=${formatDate(day)}&y`;
+      expect(parseDate(text, 6, 16)).toBe(parseDate(text.slice(6, 16)));
+      expect(parseDate(text, 6, 16)).toBe(day);
+    }
+  });
 });

@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
 
 /** `GET /{product}/{dataset}/vintages` after validation (contract 11). */
 export interface VintagesQuery {
@@ -24,11 +24,12 @@ export interface VintagesQuery {
 export const VINTAGES_DEFAULT_LIMIT = 10_000;
 export const VINTAGES_MAX_LIMIT = 100_000;
 
-const ACCEPTED = new Set(['date_from', 'date_to', 'as_of', 'release', 'limit', 'cursor', 'generation']);
+const ACCEPTED = ['date_from', 'date_to', 'as_of', 'release', 'limit', 'cursor', 'generation'];
 const REFUSED = new Map([['latest', 'latest does not apply to vintages: every version some as_of picks is listed (release=first keeps the first)']]);
+const RULES: ParamRules = { accepted: ACCEPTED, refused: REFUSED };
 
 export function parseVintages(rawQuery: string, product: ProductSpec, dataset: string): VintagesQuery {
-  const params = splitParams(rawQuery, product, { accepted: ACCEPTED, refused: REFUSED });
+  const params = splitParams(rawQuery, product, RULES);
   const { dateFrom, dateTo } = dateRange(params);
   const asOfUs = asOfParam(params);
   const release = params.get('release') ?? 'all';

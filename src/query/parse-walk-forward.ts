@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { fnv1a } from './hash.js';
 import type { FilterClause } from './query.js';
-import { boundedInt, cursorParam, filterCanonText, filterParams, generationParam, requiredDate, splitParams } from './query-params.js';
+import { boundedInt, cursorParam, filterCanonText, filterParams, generationParam, requiredDate, splitParams, type ParamRules } from './query-params.js';
 
 /** `GET /{product}/{dataset}/walk_forward` after validation (contract 10). */
 export interface WalkForwardQuery {
@@ -26,12 +26,13 @@ export const WALK_FORWARD_DEFAULT_LIMIT = 10_000;
 export const WALK_FORWARD_MAX_LIMIT = 100_000;
 export const MAX_DECISIONS = 10_000;
 
-const ACCEPTED = new Set(['decision_from', 'decision_to', 'step', 'window', 'limit', 'cursor', 'generation']);
+const ACCEPTED = ['decision_from', 'decision_to', 'step', 'window', 'limit', 'cursor', 'generation'];
 const SET_BY_DECISION = 'is set by each decision date here (date_from = D - window, date_to = D, as_of = D): use decision_from, decision_to, step and window';
 const REFUSED = new Map(['as_of', 'date_from', 'date_to', 'latest'].map((p) => [p, `${p} ${SET_BY_DECISION}`]));
+const RULES: ParamRules = { accepted: ACCEPTED, refused: REFUSED };
 
 export function parseWalkForward(rawQuery: string, product: ProductSpec, dataset: string): WalkForwardQuery {
-  const params = splitParams(rawQuery, product, { accepted: ACCEPTED, refused: REFUSED });
+  const params = splitParams(rawQuery, product, RULES);
   const decisionFrom = requiredDate(params, 'decision_from');
   const decisionTo = requiredDate(params, 'decision_to');
   if (decisionFrom > decisionTo) throw invalidParam('decision_from', 'decision_from must not be after decision_to');

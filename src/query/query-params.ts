@@ -8,35 +8,144 @@ import type { FilterClause } from './query.js';
  * the query string split and decoded once, then each parameter checked by one function
  * that throws the contract's 400 naming it. Only the endpoints' parsers call these.
  */
-export type Params = ReadonlyMap<string, string>;
-
 export interface ParamRules {
   /** the endpoint's own parameters (the product's filters are always accepted) */
-  readonly accepted: ReadonlySet<string>;
+  readonly accepted: readonly string[];
   /** parameters of another endpoint that this one refuses, with why (a 400 invalid_parameter naming it) */
   readonly refused?: ReadonlyMap<string, string>;
 }
 
-/** The raw query string (undecoded) -> decoded parameters; an unknown or repeated one is a 400 naming it. */
-export function splitParams(raw: string, product: ProductSpec, rules: ParamRules): Params {
-  const params = new Map<string, string>();
-  if (raw === '') return params;
-  for (const part of raw.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const rawKey = eq < 0 ? part : part.slice(0, eq);
-    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
-    const key = decode(rawKey, rawKey);
-    const value = decode(rawValue, key);
-    if (!rules.accepted.has(key) && !product.filters.some((f) => f.param === key)) {
-      const why = rules.refused?.get(key);
-      if (why !== undefined) throw invalidParam(key, why);
-      throw new ApiError('unknown_parameter', `unknown parameter "${key}" for product ${product.id}`, key);
+/**
+ * The query string scanned once: for each parameter given, where its value lies in the
+ * raw string (or its decoded text, when it was percent-encoded). Dates and integers are
+ * read where they lie, so a request makes no string per parameter (issue 11: near-zero
+ * allocation per request); `text` slices one out for the few that need a string.
+ *
+ * One per thread, reused by every scan (splitParams): a Params is read by the parser that
+ * asked for it before anything else scans, and never kept.
+ */
+export class Params {
+  raw = '';
+  /** the names given, in order: an accepted name's own string, or the decoded key */
+  private readonly names: string[] = [];
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  /** the decoded value when the raw one has '%' or '+', else null */
+  private readonly decoded: Array<string | null> = [];
+  private n = 0;
+
+  reset(raw: string): void {
+    this.raw = raw;
+    this.n = 0;
+  }
+
+  add(name: string, start: number, end: number, decoded: string | null): void {
+    const i = this.n++;
+    this.names[i] = name;
+    this.starts[i] = start;
+    this.ends[i] = end;
+    this.decoded[i] = decoded;
+  }
+
+  /** The index of parameter `name`, or -1 when it is not given. */
+  indexOf(name: string): number {
+    for (let i = 0; i < this.n; i++) if (this.names[i] === name) return i;
+    return -1;
+  }
+
+  has(name: string): boolean {
+    return this.indexOf(name) >= 0;
+  }
+
+  /** Parameter `name`'s value as a string, or undefined when it is not given. */
+  get(name: string): string | undefined {
+    const i = this.indexOf(name);
+    return i < 0 ? undefined : this.text(i);
+  }
+
+  text(i: number): string {
+    return this.decoded[i] ?? this.raw.slice(this.starts[i], this.ends[i]);
+  }
+
+  /** Whether parameter i's value is exactly `s`. */
+  is(i: number, s: string): boolean {
+    const d = this.decoded[i];
+    if (d !== null && d !== undefined) return d === s;
+    return this.ends[i]! - this.starts[i]! === s.length && this.raw.startsWith(s, this.starts[i]);
+  }
+
+  /** Parameter i as a YYYY-MM-DD date (days since epoch), or null when it is not one. */
+  date(i: number): number | null {
+    const d = this.decoded[i];
+    return d !== null && d !== undefined ? parseDate(d) : parseDate(this.raw, this.starts[i], this.ends[i]);
+  }
+
+  /** Parameter i as 1 to maxDigits ASCII digits, or -1 when it is not that. */
+  digits(i: number, maxDigits: number): number {
+    const d = this.decoded[i];
+    const text = d ?? this.raw;
+    const start = d !== null && d !== undefined ? 0 : this.starts[i]!;
+    const end = d !== null && d !== undefined ? d.length : this.ends[i]!;
+    if (end - start < 1 || end - start > maxDigits) return -1;
+    let v = 0;
+    for (let k = start; k < end; k++) {
+      const c = text.charCodeAt(k) - 0x30;
+      if (!(c >= 0 && c <= 9)) return -1;
+      v = v * 10 + c;
     }
-    if (params.has(key)) throw invalidParam(key, `${key} is given more than once`);
-    params.set(key, value);
+    return v;
+  }
+}
+
+/** The one Params of this thread (see Params). */
+const scratch = new Params();
+
+/** The raw query string (undecoded) -> its parameters; an unknown or repeated one is a 400 naming it. */
+export function splitParams(raw: string, product: ProductSpec, rules: ParamRules): Params {
+  const params = scratch;
+  params.reset(raw);
+  const n = raw.length;
+  let at = 0;
+  while (at < n) {
+    let end = raw.indexOf('&', at);
+    if (end < 0) end = n;
+    if (end > at) {
+      let eq = raw.indexOf('=', at);
+      if (eq < 0 || eq > end) eq = end;
+      const valueStart = eq < end ? eq + 1 : end;
+      // Checked in this order (key, value, name, repeat), so the first error is as it was.
+      const known = encoded(raw, at, eq) ? null : acceptedName(raw, at, eq, product, rules);
+      const rawKey = known === null ? raw.slice(at, eq) : known;
+      const name = known ?? decode(rawKey, rawKey);
+      const value = encoded(raw, valueStart, end) ? decode(raw.slice(valueStart, end), name) : null;
+      if (known === null && !rules.accepted.includes(name) && !product.filters.some((f) => f.param === name)) {
+        const why = rules.refused?.get(name);
+        if (why !== undefined) throw invalidParam(name, why);
+        throw new ApiError('unknown_parameter', `unknown parameter "${name}" for product ${product.id}`, name);
+      }
+      if (params.has(name)) throw invalidParam(name, `${name} is given more than once`);
+      params.add(name, valueStart, end, value);
+    }
+    at = end + 1;
   }
   return params;
+}
+
+/** The accepted name that raw[start..end) spells, as that name's own string (nothing sliced), or null. */
+function acceptedName(raw: string, start: number, end: number, product: ProductSpec, rules: ParamRules): string | null {
+  const len = end - start;
+  for (const name of rules.accepted) if (name.length === len && raw.startsWith(name, start)) return name;
+  for (const f of product.filters) if (f.param.length === len && raw.startsWith(f.param, start)) return f.param;
+  return null;
+}
+
+/** Whether raw[start..end) has '%' or '+' (then it must be decoded). */
+function encoded(raw: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25 || c === 0x2b) return true;
+  }
+  return false;
 }
 
 function decode(text: string, param: string): string {
@@ -51,9 +160,9 @@ function decode(text: string, param: string): string {
 
 /** A `YYYY-MM-DD` parameter as days since epoch; null when absent. */
 export function optionalDate(params: Params, name: string): number | null {
-  const text = params.get(name);
-  if (text === undefined) return null;
-  const day = parseDate(text);
+  const i = params.indexOf(name);
+  if (i < 0) return null;
+  const day = params.date(i);
   if (day === null) throw invalidParam(name, `${name} must be a date YYYY-MM-DD`);
   return day;
 }
@@ -74,18 +183,21 @@ export function dateRange(params: Params): { dateFrom: number | null; dateTo: nu
 
 /** An integer parameter in [min, max], or `fallback` when absent. */
 export function boundedInt(params: Params, name: string, min: number, max: number, fallback: number): number {
-  const text = params.get(name);
-  if (text === undefined) return fallback;
-  if (!/^[0-9]{1,7}$/.test(text) || Number(text) < min || Number(text) > max) throw invalidParam(name, `${name} must be an integer from ${min} to ${max}`);
-  return Number(text);
+  const i = params.indexOf(name);
+  if (i < 0) return fallback;
+  const v = params.digits(i, 7);
+  if (v < 0 || v < min || v > max) throw invalidParam(name, `${name} must be an integer from ${min} to ${max}`);
+  return v;
 }
 
 /** `as_of` as the instant T in µs (contract 1), or null when absent. */
 export function asOfParam(params: Params): number | null {
-  const text = params.get('as_of');
-  if (text === undefined) return null;
-  const day = parseDate(text);
-  const us = day !== null ? dayEndUs(day) : parseRfc3339(text);
+  const i = params.indexOf('as_of');
+  if (i < 0) return null;
+  const day = params.date(i);
+  if (day !== null) return dayEndUs(day);
+  const text = params.text(i);
+  const us = parseRfc3339(text);
   if (us !== null) return us;
   // A raw '+' in a query string means a space: the usual way an offset gets lost.
   const hint = text.includes(' ') ? " (a '+' in a URL query reads as a space: encode the offset sign as %2B)" : '';
@@ -94,11 +206,11 @@ export function asOfParam(params: Params): number | null {
 
 /** `generation` (contract 12): the snapshot generation to answer from, or null for the served one. */
 export function generationParam(params: Params): number | null {
-  const text = params.get('generation');
-  if (text === undefined) return null;
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > 0xffff_ffff)
-    throw invalidParam('generation', 'generation must be a generation number (an integer from 0 to 4294967295)');
-  return Number(text);
+  const i = params.indexOf('generation');
+  if (i < 0) return null;
+  const v = params.digits(i, 10);
+  if (v < 0 || v > 0xffff_ffff) throw invalidParam('generation', 'generation must be a generation number (an integer from 0 to 4294967295)');
+  return v;
 }
 
 export function cursorParam(params: Params): string | null {

@@ -18,15 +18,17 @@ export function dayOfUs(us: number): number {
 }
 
 /**
- * Parses a strict `YYYY-MM-DD` calendar date to days since epoch, or null when it is not one.
+ * Parses a strict `YYYY-MM-DD` calendar date (all of text, or text[start..end)) to days
+ * since epoch, or null when it is not one.
  * Read by character codes: every data request parses two or three dates, and a regex match
  * allocates its result array (issue 11: near-zero allocation per request).
  */
-export function parseDate(text: string): number | null {
-  if (text.length !== 10 || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d) return null;
-  const y = digitsAt(text, 0, 4);
-  const mo = digitsAt(text, 5, 2);
-  const d = digitsAt(text, 8, 2);
+export function parseDate(text: string, start = 0, end = text.length): number | null {
+  // text[start..end) is the date: a query parameter is read where it lies in the query string
+  if (end - start !== 10 || text.charCodeAt(start + 4) !== 0x2d || text.charCodeAt(start + 7) !== 0x2d) return null;
+  const y = digitsAt(text, start, 4);
+  const mo = digitsAt(text, start + 5, 2);
+  const d = digitsAt(text, start + 8, 2);
   if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   return daysFromCivil(y, mo, d);
 }
@@ -36,7 +38,8 @@ function digitsAt(text: string, at: number, n: number): number {
   let v = 0;
   for (let i = at; i < at + n; i++) {
     const c = text.charCodeAt(i) - 0x30;
-    if (c < 0 || c > 9) return -1;
+    // NaN (past the end of text) is not a digit either
+    if (!(c >= 0 && c <= 9)) return -1;
     v = v * 10 + c;
   }
   return v;
