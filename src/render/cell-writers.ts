@@ -1,6 +1,6 @@
 import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../store/column.js';
 import { copyBytes } from './byte-writer.js';
-import { putFloat } from './format-float.js';
+import { putFloat, putFloatAt } from './format-float.js';
 import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
 import { jsonLiterals } from './json-literals.js';
 import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from './format-time.js';
@@ -63,7 +63,7 @@ function putBool(b: Uint8Array, p: number, v: boolean): number {
 }
 
 function floatWriter(values: Float64Array | Float32Array): CellWriter {
-  if (values instanceof Float64Array) return (b, p, row) => putFloat(b, p, values[row]!);
+  if (values instanceof Float64Array) return (b, p, row) => putFloatAt(b, p, values, row);
   return float32Writer(values);
 }
 

@@ -28,6 +28,12 @@ const words = new Uint32Array(bits.buffer);
 const HI_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 /** Digits of the number being written: 10 for the top part, 8 for the low. */
 const digits = new Uint8Array(18);
+/**
+ * The double being written, handed to putFloatIn and putFraction through memory, not as an
+ * argument: a double passed to a call V8 does not inline is boxed into a fresh HeapNumber,
+ * one per cell (issue 11.3: allocation per request). Read once at their start.
+ */
+const arg = new Float64Array(1);
 
 /**
  * A double as a JSON number that parses back to exactly the same double; NaN and the
@@ -39,6 +45,19 @@ const digits = new Uint8Array(18);
  * valid JSON for every finite double.
  */
 export function putFloat(b: Uint8Array, p: number, x: number): number {
+  arg[0] = x;
+  return putFloatIn(b, p);
+}
+
+/** putFloat of values[row], for the cell writers: the double is read here, never passed (see `arg`). */
+export function putFloatAt(b: Uint8Array, p: number, values: Float64Array, row: number): number {
+  arg[0] = values[row]!;
+  return putFloatIn(b, p);
+}
+
+/** putFloat of arg[0]. */
+function putFloatIn(b: Uint8Array, p: number): number {
+  const x = arg[0]!;
   if (x - x !== 0) return putNull(b, p); // NaN or ±Infinity
   let ax = x;
   if (x < 0) {
@@ -55,7 +74,10 @@ export function putFloat(b: Uint8Array, p: number, x: number): number {
         return putFractionDigits(putUint(b, p, whole), b, m - whole * 1e6);
       }
     }
-    if (ax >= 1e-6) return putFraction(b, p, ax);
+    if (ax >= 1e-6) {
+      arg[0] = ax;
+      return putFraction(b, p);
+    }
   }
   return putAscii(b, p, String(ax));
 }
@@ -95,7 +117,7 @@ function productError(a: number, s: number, p: number): number {
 }
 
 /**
- * A non-integer 1e-6 <= ax < 2^53 in fixed notation with as few digits as this finds:
+ * A non-integer 1e-6 <= ax < 2^53 (in arg[0]) in fixed notation with as few digits as this finds:
  *
  * With n chosen so that P = ax·10^n lies in [1e16, 1e17) (17 significant digits):
  * 1. 15 digits: m = round(ax·10^(n-2)) < 2^51. m and the power of ten are exact doubles, so
@@ -111,7 +133,8 @@ function productError(a: number, s: number, p: number): number {
  * Among equally short candidates the nearest is taken (ties to even), as Number::toString
  * does: in this range the text is the engine's, without the allocation.
  */
-function putFraction(b: Uint8Array, p: number, ax: number): number {
+function putFraction(b: Uint8Array, p: number): number {
+  const ax = arg[0]!;
   // ⌊e2·log10(2)⌋ is ⌊log10(ax)⌋ or one less, so n is right or one too big.
   bits[0] = ax;
   let n = 16 - Math.floor((((words[HI_WORD]! >>> 20) & 0x7ff) - 1023) * 0.30102999566398114);
