@@ -170,7 +170,10 @@ describe('query parameters, scanned where they lie in the query string', () => {
       const raw = Array.from({ length: rnd(5) }, () => pieces[rnd(pieces.length)]!).join('&');
       for (const product of [gbsi, glmi, wssi]) {
         const expected = outcome(() => referenceQuery(raw, product, 'ds') as object);
-        expect(outcome(() => parseQuery(raw, product, 'ds')), `${product.id} ?${raw}`).toEqual(expected);
+        expect(
+          outcome(() => parseQuery(raw, product, 'ds')),
+          `${product.id} ?${raw}`,
+        ).toEqual(expected);
         if ('code' in (expected as object)) seen.errors.add((expected as { message: string }).message.replace(/[0-9]+/g, 'N'));
         else seen.ok++;
       }
@@ -180,7 +183,7 @@ describe('query parameters, scanned where they lie in the query string', () => {
     expect(seen.errors.size).toBeGreaterThan(15);
   });
 
-  it('refuses an endpoint\'s refused parameters with its reason, before a repeat', () => {
+  it("refuses an endpoint's refused parameters with its reason, before a repeat", () => {
     expect(outcome(() => parseWalkForward('decision_from=2024-01-01&decision_to=2024-01-05&as_of=2024-01-01', gbsi, 'ds'))).toMatchObject({
       code: 'invalid_parameter',
       param: 'as_of',
