@@ -1,0 +1,100 @@
+/* global process, console */
+// A workload's paths replayed through createApiHandler in process (no socket) on the bench
+// data, as one serving thread answers them: the handler's own time per request (the least
+// of 30 batches of 2,000: the VM drifts, the least is what the code costs) or, with
+// ALLOC=N, the bytes it allocates per request (V8's sampling heap profiler, collected
+// objects included) and the N functions allocating most.
+// Usage: node bench/hand/in-process.mjs ROOT workload [responseCacheMiB]
+//   ROOT: a checkout with dist/ built (A/B: run it on two); paths from bench/hand/paths.mjs
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const here = resolve(import.meta.dirname, '../..');
+const root = resolve(process.argv[2] ?? here);
+const workload = process.argv[3] ?? 'walk-forward-loop';
+const responseCacheMiB = Number(process.argv[4] ?? 0);
+const data = process.env.DATA ?? `${here}/bench/.data/main`;
+const paths = process.env.PATHS_DIR ?? `${here}/bench/.data/paths`;
+const load = (p) => import(`${root}/dist/${p}`);
+const { KeyRegistry } = await load('src/auth/key-registry.js');
+const { parseKeysFile } = await load('src/auth/keys-file.js');
+const { RateLimiter } = await load('src/auth/rate-limiter.js');
+const { silentLogger } = await load('src/log/logger.js');
+const { createApiHandler } = await load('src/server/api-handler.js');
+const { DatasetRegistry } = await load('src/server/dataset-registry.js');
+const { buildGeneration } = await load('src/server/load-generation.js');
+const { inlineBuilder } = await load('src/server/table-builder.js');
+const { RequestIds } = await load('src/server/request-ids.js');
+const { ManualClock } = await load('src/time/clock.js');
+
+const registry = new DatasetRegistry();
+const clock = new ManualClock(Date.UTC(2026, 10, 20));
+for (const product of readdirSync(data)) {
+  if (product.endsWith('.json') || product.startsWith('.')) continue;
+  for (const dataset of readdirSync(`${data}/${product}`)) {
+    const slot = registry.byName(`${product}/${dataset}`);
+    const manifest = JSON.parse(readFileSync(`${data}/${product}/${dataset}/manifest.json`, 'utf8'));
+    const bytes = new Uint8Array(readFileSync(`${data}/${product}/${dataset}/${manifest.object}`));
+    slot.swap((await buildGeneration(bytes, slot, manifest, clock, inlineBuilder)).generation);
+  }
+}
+registry.markReady();
+const keys = new KeyRegistry(parseKeysFile(readFileSync(`${data}/keys.json`, 'utf8'), 'keys.json'));
+const handler = createApiHandler({
+  registry,
+  keys,
+  limiter: new RateLimiter(keys, clock),
+  clock,
+  ids: new RequestIds(),
+  log: silentLogger,
+  responseCacheBytes: responseCacheMiB << 20,
+  rowCacheBytes: 64 << 20,
+});
+const requests = readFileSync(`${paths}/${workload}.paths`, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => {
+    const q = line.indexOf('?');
+    const path = q < 0 ? line : line.slice(0, q);
+    return { method: 'GET', path, rawQuery: q < 0 ? '' : line.slice(q + 1), apiKey: 'pitcache-bench-key', accept: '', acceptEncoding: '', ifNoneMatch: '' };
+  });
+let next = 0;
+const run = (n) => {
+  for (let k = 0; k < n; k++) {
+    const r = handler(requests[next++ % requests.length]);
+    if (r.status !== 200) throw new Error(`status ${r.status} for ${requests[(next - 1) % requests.length].rawQuery}`);
+  }
+};
+run(40_000); // warm-up: JIT, caches
+
+if (process.env.ALLOC) {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const n = 20_000;
+  run(n);
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  const by = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anon)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    total += node.selfSize;
+    if (node.selfSize > 0) by.set(key, (by.get(key) ?? 0) + node.selfSize);
+    for (const c of node.children) walk(c);
+  };
+  walk(profile.head);
+  console.log(`${workload}: ${(total / n).toFixed(0)} B allocated per request`);
+  for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.ALLOC))) console.log(`${(v / n).toFixed(0).padStart(7)}  ${k}`);
+} else {
+  const batch = 2000;
+  const times = [];
+  for (let k = 0; k < 30; k++) {
+    const t0 = process.hrtime.bigint();
+    run(batch);
+    times.push(Number(process.hrtime.bigint() - t0) / batch / 1000);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`${workload}: least ${times[0].toFixed(2)} µs, p25 ${times[7].toFixed(2)} µs per request (response cache ${responseCacheMiB} MiB)`);
+}
