@@ -113,7 +113,9 @@ describe('query parameters, scanned where they lie in the query string', () => {
     // Pieces of parameters, valid and not: encoded keys and values, '+', bare names, empty parts.
     const pieces = [
       'date_from=2024-01-01',
+      'date_from=2024-05-01',
       'date_from=2024-02-30',
+      'date_to=2024-01-01',
       'date_to=2024-03-31',
       'date%5Fto=2024-03-01',
       'date_to=2024-03-0%31',
@@ -123,6 +125,9 @@ describe('query parameters, scanned where they lie in the query string', () => {
       'as_of=2024-02-15T10:00:00%2B01:00',
       'as_of=yesterday',
       'limit=50',
+      'limit=1',
+      'limit=2x',
+      'limit=1/',
       'limit=0',
       'limit=10000',
       'limit=10001',
@@ -134,8 +139,12 @@ describe('query parameters, scanned where they lie in the query string', () => {
       'latest=false',
       'latest=fals%65',
       'latest=yes',
+      'latest=truest',
       'latest',
       'generation=3',
+      'generation=0',
+      'generation=',
+      'generation=1:',
       'generation=4294967295',
       'generation=4294967296',
       'generation=99999999999',
@@ -145,6 +154,9 @@ describe('query parameters, scanned where they lie in the query string', () => {
       'country=FR,DE,FR',
       'country=DE%2CIT',
       'country=,',
+      'country=DE,',
+      'countr%79=IT',
+      'region%5Ftype=state',
       'country=D+E',
       'basin=pacific',
       'basin=atlantic,pacific',
@@ -189,6 +201,15 @@ describe('query parameters, scanned where they lie in the query string', () => {
       param: 'as_of',
     });
     expect(outcome(() => parseVintages('latest=true', gbsi, 'ds'))).toMatchObject({ code: 'invalid_parameter', param: 'latest' });
+    expect(outcome(() => parseWalkForward('decision_to=2024-01-05', gbsi, 'ds'))).toMatchObject({
+      code: 'invalid_parameter',
+      message: 'decision_from is required (a date YYYY-MM-DD)',
+    });
+    // an integer's least value is accepted (window may be 0)
+    expect(outcome(() => parseWalkForward('decision_from=2024-01-01&decision_to=2024-01-05&window=0&step=1', gbsi, 'ds'))).toMatchObject({
+      window: 0,
+      step: 1,
+    });
     expect(outcome(() => parseVintages('release=first&release=all', gbsi, 'ds'))).toMatchObject({ message: 'release is given more than once' });
     expect(outcome(() => parseVintages('release=firs%74', gbsi, 'ds'))).toMatchObject({ firstOnly: true });
   });

@@ -148,9 +148,8 @@ function encoded(raw: string, start: number, end: number): boolean {
   return false;
 }
 
+/** A percent-encoded key or value (splitParams calls it only for those, and for unknown keys). */
 function decode(text: string, param: string): string {
-  // Most parameters carry nothing encoded: skip the decoder (and its string copy) for them.
-  if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.includes('+') ? text.replace(/\+/g, ' ') : text);
   } catch {
