@@ -17,6 +17,8 @@ export default {
     'src/http/header-block.ts',
     'src/server/router.ts',
     'src/time/instant.ts',
+    'src/query/query-params.ts',
+    'src/render/row-cache.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
