@@ -1,6 +1,6 @@
 import type { ProductSpec } from '../catalog/products.js';
 import { ApiError, invalidParam } from '../errors.js';
-import { dayEndUs, parseDate, parseRfc3339 } from '../time/instant.js';
+import { asciiDigits, dayEndUs, parseDate, parseRfc3339 } from '../time/instant.js';
 import type { FilterClause } from './query.js';
 
 /**
@@ -16,35 +16,34 @@ export interface ParamRules {
 }
 
 /**
- * The query string scanned once: for each parameter given, where its value lies in the
- * raw string (or its decoded text, when it was percent-encoded). Dates and integers are
- * read where they lie, so a request makes no string per parameter (issue 11: near-zero
- * allocation per request); `text` slices one out for the few that need a string.
+ * The query string scanned once: for each parameter given, the string its value lies in
+ * and where: the raw query string, or the decoded text when it was percent-encoded. Dates
+ * and integers are read where they lie, so a request makes no string per parameter
+ * (issue 11: near-zero allocation per request); `text` slices one out for the few that
+ * need a string.
  *
  * One per thread, reused by every scan (splitParams): a Params is read by the parser that
  * asked for it before anything else scans, and never kept.
  */
 export class Params {
-  raw = '';
   /** the names given, in order: an accepted name's own string, or the decoded key */
   private readonly names: string[] = [];
+  /** the value of parameter i is texts[i][starts[i]..ends[i]) */
+  private readonly texts: string[] = [];
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
-  /** the decoded value when the raw one has '%' or '+', else null */
-  private readonly decoded: Array<string | null> = [];
   private n = 0;
 
-  reset(raw: string): void {
-    this.raw = raw;
+  reset(): void {
     this.n = 0;
   }
 
-  add(name: string, start: number, end: number, decoded: string | null): void {
+  add(name: string, text: string, start: number, end: number): void {
     const i = this.n++;
     this.names[i] = name;
+    this.texts[i] = text;
     this.starts[i] = start;
     this.ends[i] = end;
-    this.decoded[i] = decoded;
   }
 
   /** The index of parameter `name`, or -1 when it is not given. */
@@ -64,36 +63,23 @@ export class Params {
   }
 
   text(i: number): string {
-    return this.decoded[i] ?? this.raw.slice(this.starts[i], this.ends[i]);
+    return this.texts[i]!.slice(this.starts[i], this.ends[i]);
   }
 
   /** Whether parameter i's value is exactly `s`. */
   is(i: number, s: string): boolean {
-    const d = this.decoded[i];
-    if (d !== null && d !== undefined) return d === s;
-    return this.ends[i]! - this.starts[i]! === s.length && this.raw.startsWith(s, this.starts[i]);
+    return this.ends[i]! - this.starts[i]! === s.length && this.texts[i]!.startsWith(s, this.starts[i]);
   }
 
   /** Parameter i as a YYYY-MM-DD date (days since epoch), or null when it is not one. */
   date(i: number): number | null {
-    const d = this.decoded[i];
-    return d !== null && d !== undefined ? parseDate(d) : parseDate(this.raw, this.starts[i], this.ends[i]);
+    return parseDate(this.texts[i]!, this.starts[i], this.ends[i]);
   }
 
   /** Parameter i as 1 to maxDigits ASCII digits, or -1 when it is not that. */
   digits(i: number, maxDigits: number): number {
-    const d = this.decoded[i];
-    const text = d ?? this.raw;
-    const start = d !== null && d !== undefined ? 0 : this.starts[i]!;
-    const end = d !== null && d !== undefined ? d.length : this.ends[i]!;
-    if (end - start < 1 || end - start > maxDigits) return -1;
-    let v = 0;
-    for (let k = start; k < end; k++) {
-      const c = text.charCodeAt(k) - 0x30;
-      if (!(c >= 0 && c <= 9)) return -1;
-      v = v * 10 + c;
-    }
-    return v;
+    const n = this.ends[i]! - this.starts[i]!;
+    return n < 1 || n > maxDigits ? -1 : asciiDigits(this.texts[i]!, this.starts[i]!, n);
   }
 }
 
@@ -103,7 +89,7 @@ const scratch = new Params();
 /** The raw query string (undecoded) -> its parameters; an unknown or repeated one is a 400 naming it. */
 export function splitParams(raw: string, product: ProductSpec, rules: ParamRules): Params {
   const params = scratch;
-  params.reset(raw);
+  params.reset();
   const n = raw.length;
   let at = 0;
   while (at < n) {
@@ -124,7 +110,8 @@ export function splitParams(raw: string, product: ProductSpec, rules: ParamRules
         throw new ApiError('unknown_parameter', `unknown parameter "${name}" for product ${product.id}`, name);
       }
       if (params.has(name)) throw invalidParam(name, `${name} is given more than once`);
-      params.add(name, valueStart, end, value);
+      if (value === null) params.add(name, raw, valueStart, end);
+      else params.add(name, value, 0, value.length);
     }
     at = end + 1;
   }

@@ -26,15 +26,15 @@ export function dayOfUs(us: number): number {
 export function parseDate(text: string, start = 0, end = text.length): number | null {
   // text[start..end) is the date: a query parameter is read where it lies in the query string
   if (end - start !== 10 || text.charCodeAt(start + 4) !== 0x2d || text.charCodeAt(start + 7) !== 0x2d) return null;
-  const y = digitsAt(text, start, 4);
-  const mo = digitsAt(text, start + 5, 2);
-  const d = digitsAt(text, start + 8, 2);
+  const y = asciiDigits(text, start, 4);
+  const mo = asciiDigits(text, start + 5, 2);
+  const d = asciiDigits(text, start + 8, 2);
   if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   return daysFromCivil(y, mo, d);
 }
 
-/** The n ASCII digits at text[at..at+n) as a number, or -1 if any is not a digit. */
-function digitsAt(text: string, at: number, n: number): number {
+/** The n ASCII digits at text[at..at+n) as a number, or -1 if any is not a digit (dates here, integer query parameters). */
+export function asciiDigits(text: string, at: number, n: number): number {
   let v = 0;
   for (let i = at; i < at + n; i++) {
     const c = text.charCodeAt(i) - 0x30;
