@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from '../src/render/format-time.js';
+import {
+  putDateQuoted,
+  putIsoMicrosAt,
+  putIsoMicrosQuoted,
+  putIsoMillisAt,
+  putIsoMillisQuoted,
+  putIsoSecondsAt,
+  putIsoSecondsQuoted,
+} from '../src/render/format-time.js';
 import { rng } from './support/rng.js';
 
 type Put = (b: Uint8Array, p: number, v: number) => number;
@@ -83,12 +91,31 @@ describe('timestamps render at the precision of their Arrow unit', () => {
     expect(text(putIsoMillisQuoted, 999_999.75)).toBe('"1970-01-01T00:00:00.999Z"');
   });
 
-  it('renders NaN and infinities as null', () => {
+  it('renders NaN, infinities and instants beyond ±1e20 µs as null', () => {
     for (const put of [putIsoSecondsQuoted, putIsoMillisQuoted, putIsoMicrosQuoted]) {
-      expect(text(put, NaN)).toBe('null');
-      expect(text(put, Infinity)).toBe('null');
-      expect(text(put, -Infinity)).toBe('null');
+      for (const v of [NaN, Infinity, -Infinity, 1e20, -1e20]) expect(text(put, v)).toBe('null');
+      expect(text(put, 9.9e19)).not.toBe('null');
+      expect(text(put, -9.9e19)).not.toBe('null');
     }
+  });
+
+  it('cell writers read the instant from its column (values, row) and write the same text', () => {
+    // The row writers call the *At forms so that no double crosses a call (format-time.ts `arg`).
+    const values = Float64Array.from([...instants, NaN, Infinity, -1e20, 9.9e19]);
+    const pairs: [Put, (b: Uint8Array, p: number, v: Float64Array, row: number) => number][] = [
+      [putIsoSecondsQuoted, putIsoSecondsAt],
+      [putIsoMillisQuoted, putIsoMillisAt],
+      [putIsoMicrosQuoted, putIsoMicrosAt],
+    ];
+    for (const [byValue, byRow] of pairs) {
+      const differ: string[] = [];
+      for (let row = 0; row < values.length; row++) {
+        const at = Buffer.from(scratch.subarray(0, byRow(scratch, 0, values, row))).toString('latin1');
+        if (at !== text(byValue, values[row]!)) differ.push(`${values[row]}: ${at}`);
+      }
+      expect(differ).toEqual([]);
+    }
+    expect(Buffer.from(scratch.subarray(3, putIsoMicrosAt(scratch, 3, values, 1))).toString('latin1')).toBe('"1969-12-31T23:59:59.999999Z"');
   });
 });
 

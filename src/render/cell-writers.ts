@@ -3,7 +3,7 @@ import { copyBytes } from './byte-writer.js';
 import { putFloat, putFloatAt } from './format-float.js';
 import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
 import { jsonLiterals } from './json-literals.js';
-import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, putIsoSecondsQuoted } from './format-time.js';
+import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosAt, putIsoMillisAt, putIsoSecondsAt } from './format-time.js';
 
 /** Writes the JSON value of one cell at p (room reserved); returns the next position. */
 export type CellWriter = (b: Uint8Array, p: number, row: number) => number;
@@ -127,10 +127,10 @@ function stringWriter(codes: Int32Array, dict: StringDictionary): CompiledCell {
 function timestampWriter(unit: TimeUnit, values: Float64Array): CellWriter {
   switch (unit) {
     case 's':
-      return (b, p, row) => putIsoSecondsQuoted(b, p, values[row]!);
+      return (b, p, row) => putIsoSecondsAt(b, p, values, row);
     case 'ms':
-      return (b, p, row) => putIsoMillisQuoted(b, p, values[row]!);
+      return (b, p, row) => putIsoMillisAt(b, p, values, row);
     case 'us':
-      return (b, p, row) => putIsoMicrosQuoted(b, p, values[row]!);
+      return (b, p, row) => putIsoMicrosAt(b, p, values, row);
   }
 }

@@ -102,26 +102,20 @@ export function putDateQuoted(b: Uint8Array, p: number, days: number): number {
 }
 
 /**
- * Whole seconds since epoch of an instant in µs, floored (pre-1970 instants round toward
- * the past, so their fraction stays non-negative). The quotient of a double division is
- * never below the true floor, but may round up onto the next integer: step back then.
+ * The instant being written, handed to the writers below through memory, not as an
+ * argument: a double passed to a call V8 does not inline is boxed into a fresh HeapNumber
+ * (instants in µs, and in seconds past 2^30, are never small integers). The generated row
+ * writer runs out of inlining budget on wide rows, so three timestamp cells a row were
+ * three HeapNumbers a row: 93 KB of a 10,000-row page's 97 KB (issue 11.3). Only small
+ * integers (a day number, a second of the day) cross a call from here.
  */
-function floorSeconds(us: number): number {
-  const s = Math.floor(us / US_PER_SECOND);
-  return s * US_PER_SECOND > us ? s - 1 : s;
-}
+const arg = new Float64Array(1);
 
-/** `"YYYY-MM-DDTHH:MM:SS` of whole seconds since epoch; the caller closes it. */
-function putDateTime(b: Uint8Array, p: number, seconds: number): number {
-  let days = Math.floor(seconds / SECONDS_PER_DAY);
-  let rem = seconds - days * SECONDS_PER_DAY;
-  if (rem < 0) {
-    days -= 1;
-    rem += SECONDS_PER_DAY;
-  }
+/** `"YYYY-MM-DDTHH:MM:SS` of a day number and a second of that day; the caller closes it. */
+function putDateTime(b: Uint8Array, p: number, days: number, secondOfDay: number): number {
   b[p] = 0x22;
   p = putCivilDate(b, p + 1, days);
-  const minute = (rem / 60) | 0;
+  const minute = (secondOfDay / 60) | 0;
   const h = minute * 5;
   b[p] = 0x54;
   b[p + 1] = HH_MM[h]!;
@@ -130,16 +124,8 @@ function putDateTime(b: Uint8Array, p: number, seconds: number): number {
   b[p + 4] = HH_MM[h + 3]!;
   b[p + 5] = HH_MM[h + 4]!;
   b[p + 6] = 0x3a;
-  put2(b, p + 7, rem - minute * 60);
+  put2(b, p + 7, secondOfDay - minute * 60);
   return p + 9;
-}
-
-/**
- * Beyond ±1e20 µs (±3 million years) the civil arithmetic leaves int32; no real instant is
- * there, so such values (and NaN, infinities) render as null rather than as garbage.
- */
-function inRange(us: number): boolean {
-  return us > -1e20 && us < 1e20;
 }
 
 function close(b: Uint8Array, p: number): number {
@@ -148,34 +134,78 @@ function close(b: Uint8Array, p: number): number {
   return p + 2;
 }
 
+/**
+ * arg[0], an instant in µs, as `"YYYY-MM-DDTHH:MM:SS` + (digits > 0: `.` and that many
+ * fraction digits, 3 or 6, truncated toward the past) + `Z"`; null when non-finite or
+ * beyond ±1e20 µs (±3 million years, where the civil arithmetic would leave int32: no real
+ * instant is there, so such values render as null rather than as garbage).
+ *
+ * Whole seconds are floored, so pre-1970 instants keep a non-negative fraction. The
+ * quotient of a double division is never below the true floor but may round up onto the
+ * next integer: step back then.
+ */
+function putInstantIn(b: Uint8Array, p: number, digits: 0 | 3 | 6): number {
+  const us = arg[0]!;
+  if (!(us > -1e20 && us < 1e20)) return putNull(b, p);
+  let seconds = Math.floor(us / US_PER_SECOND);
+  if (seconds * US_PER_SECOND > us) seconds -= 1;
+  const micros = Math.floor(us - seconds * US_PER_SECOND);
+  let days = Math.floor(seconds / SECONDS_PER_DAY);
+  let secondOfDay = seconds - days * SECONDS_PER_DAY;
+  if (secondOfDay < 0) {
+    days -= 1;
+    secondOfDay += SECONDS_PER_DAY;
+  }
+  p = putDateTime(b, p, days, secondOfDay);
+  if (digits === 6) {
+    const hi = (micros / 10000) | 0;
+    b[p] = 0x2e;
+    put2(b, p + 1, hi);
+    put4(b, p + 3, micros - hi * 10000);
+    p += 7;
+  } else if (digits === 3) {
+    const ms = (micros / 1000) | 0;
+    const hi = (ms * 5243) >>> 19; // ⌊ms / 100⌋
+    b[p] = 0x2e;
+    b[p + 1] = 48 + hi;
+    put2(b, p + 2, ms - hi * 100);
+    p += 4;
+  }
+  return close(b, p);
+}
+
 /** Instant in µs as `"YYYY-MM-DDTHH:MM:SSZ"` (Arrow unit s); null when non-finite or absurd. */
 export function putIsoSecondsQuoted(b: Uint8Array, p: number, us: number): number {
-  if (!inRange(us)) return putNull(b, p);
-  return close(b, putDateTime(b, p, floorSeconds(us)));
+  arg[0] = us;
+  return putInstantIn(b, p, 0);
 }
 
 /** Instant in µs as `"YYYY-MM-DDTHH:MM:SS.fffZ"` (Arrow unit ms), truncated toward the past. */
 export function putIsoMillisQuoted(b: Uint8Array, p: number, us: number): number {
-  if (!inRange(us)) return putNull(b, p);
-  const s = floorSeconds(us);
-  const ms = Math.floor((us - s * US_PER_SECOND) / 1000);
-  p = putDateTime(b, p, s);
-  const hi = (ms * 5243) >>> 19; // ⌊ms / 100⌋
-  b[p] = 0x2e;
-  b[p + 1] = 48 + hi;
-  put2(b, p + 2, ms - hi * 100);
-  return close(b, p + 4);
+  arg[0] = us;
+  return putInstantIn(b, p, 3);
 }
 
 /** Instant in µs as `"YYYY-MM-DDTHH:MM:SS.ffffffZ"` (Arrow unit us). */
 export function putIsoMicrosQuoted(b: Uint8Array, p: number, us: number): number {
-  if (!inRange(us)) return putNull(b, p);
-  const s = floorSeconds(us);
-  const micros = Math.floor(us - s * US_PER_SECOND);
-  p = putDateTime(b, p, s);
-  const hi = (micros / 10000) | 0;
-  b[p] = 0x2e;
-  put2(b, p + 1, hi);
-  put4(b, p + 3, micros - hi * 10000);
-  return close(b, p + 7);
+  arg[0] = us;
+  return putInstantIn(b, p, 6);
+}
+
+/** putIsoSecondsQuoted of values[row], for the cell writers: the double is read here, never passed (see `arg`). */
+export function putIsoSecondsAt(b: Uint8Array, p: number, values: Float64Array, row: number): number {
+  arg[0] = values[row]!;
+  return putInstantIn(b, p, 0);
+}
+
+/** putIsoMillisQuoted of values[row] (see putIsoSecondsAt). */
+export function putIsoMillisAt(b: Uint8Array, p: number, values: Float64Array, row: number): number {
+  arg[0] = values[row]!;
+  return putInstantIn(b, p, 3);
+}
+
+/** putIsoMicrosQuoted of values[row] (see putIsoSecondsAt). */
+export function putIsoMicrosAt(b: Uint8Array, p: number, values: Float64Array, row: number): number {
+  arg[0] = values[row]!;
+  return putInstantIn(b, p, 6);
 }
