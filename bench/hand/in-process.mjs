@@ -3,10 +3,12 @@
 // data, as one serving thread answers them: the handler's own time per request (the least
 // of 30 batches of 2,000: the VM drifts, the least is what the code costs) or, with
 // ALLOC=N, the bytes it allocates per request (V8's sampling heap profiler, collected
-// objects included) and the N functions allocating most.
+// objects included) and the N functions allocating most. PROF=file writes a CPU profile;
+// ROW_MIB sets the row arena (default 64, the server's default); WARM and N the warm-up and
+// sampled request counts (large pages: fewer).
 // Usage: node bench/hand/in-process.mjs ROOT workload [responseCacheMiB]
 //   ROOT: a checkout with dist/ built (A/B: run it on two); paths from bench/hand/paths.mjs
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const here = resolve(import.meta.dirname, '../..');
@@ -48,7 +50,7 @@ const handler = createApiHandler({
   ids: new RequestIds(),
   log: silentLogger,
   responseCacheBytes: responseCacheMiB << 20,
-  rowCacheBytes: 64 << 20,
+  rowCacheBytes: Number(process.env.ROW_MIB ?? 64) * 2 ** 20,
 });
 const requests = readFileSync(`${paths}/${workload}.paths`, 'utf8')
   .split('\n')
@@ -65,14 +67,14 @@ const run = (n) => {
     if (r.status !== 200) throw new Error(`status ${r.status} for ${requests[(next - 1) % requests.length].rawQuery}`);
   }
 };
-run(40_000); // warm-up: JIT, caches
+run(Number(process.env.WARM ?? 40_000)); // warm-up: JIT, caches
 
 if (process.env.ALLOC) {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  const n = 20_000;
+  const n = Number(process.env.N ?? 20_000);
   run(n);
   const { profile } = await session.post('HeapProfiler.stopSampling');
   const by = new Map();
@@ -88,6 +90,17 @@ if (process.env.ALLOC) {
   console.log(`${workload}: ${(total / n).toFixed(0)} B allocated per request`);
   for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.ALLOC))) console.log(`${(v / n).toFixed(0).padStart(7)}  ${k}`);
 } else {
+  // PROF=file: a CPU profile of the timed batches only (no load, no warm-up) to that file.
+  let session;
+  if (process.env.PROF) {
+    const { Session } = await import('node:inspector/promises');
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+  }
+  const before = handler.cacheStats().rows;
   const batch = 2000;
   const times = [];
   for (let k = 0; k < 30; k++) {
@@ -95,6 +108,11 @@ if (process.env.ALLOC) {
     run(batch);
     times.push(Number(process.hrtime.bigint() - t0) / batch / 1000);
   }
+  if (session) writeFileSync(process.env.PROF, JSON.stringify((await session.post('Profiler.stop')).profile));
   times.sort((a, b) => a - b);
-  console.log(`${workload}: least ${times[0].toFixed(2)} µs, p25 ${times[7].toFixed(2)} µs per request (response cache ${responseCacheMiB} MiB)`);
+  const rows = handler.cacheStats().rows;
+  const hits = rows === null ? 0 : rows.hits - before.hits;
+  const misses = rows === null ? 0 : rows.misses - before.misses;
+  const hitRate = rows === null ? 'row cache off' : `${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)}% row hits in the timed batches`;
+  console.log(`${workload}: least ${times[0].toFixed(2)} µs, p25 ${times[7].toFixed(2)} µs per request (response cache ${responseCacheMiB} MiB, ${hitRate})`);
 }
