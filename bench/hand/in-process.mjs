@@ -5,7 +5,7 @@
 // ALLOC=N, the bytes it allocates per request (V8's sampling heap profiler, collected
 // objects included) and the N functions allocating most. PROF=file writes a CPU profile;
 // ROW_MIB sets the row arena (default 64, the server's default); WARM and N the warm-up and
-// sampled request counts (large pages: fewer).
+// sampled request counts, BATCH the timed batch (30 of them); large pages want fewer.
 // Usage: node bench/hand/in-process.mjs ROOT workload [responseCacheMiB]
 //   ROOT: a checkout with dist/ built (A/B: run it on two); paths from bench/hand/paths.mjs
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -101,7 +101,7 @@ if (process.env.ALLOC) {
     await session.post('Profiler.start');
   }
   const before = handler.cacheStats().rows;
-  const batch = 2000;
+  const batch = Number(process.env.BATCH ?? 2000);
   const times = [];
   for (let k = 0; k < 30; k++) {
     const t0 = process.hrtime.bigint();

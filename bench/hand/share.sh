@@ -3,18 +3,19 @@
 # answer size, the same thread count and the same wrk script, one workload after another:
 # the share of the ceiling of issue 11, outside a full `npm run bench`.
 # Usage: bench/hand/share.sh WORKERS DUR workload...   (paths from bench/hand/paths.mjs)
+# SERVE_ARGS: more `serve` flags (e.g. "--row-cache-mb 1024"); WARM: warm-up seconds (3).
 set -eu
 W=$1; D=$2; shift 2
 here=$(cd "$(dirname "$0")/../.." && pwd)
 data=${DATA:-$here/bench/.data/main}; paths=${PATHS_DIR:-$here/bench/.data/paths}
 CPUS=0; [ "$W" = 2 ] && CPUS=0-1
 measure() { # port workload
-  taskset -c 1 wrk -t1 -c64 -d3s -s "$here/bench/wrk/paths.lua" "http://127.0.0.1:$1" -- "$paths/$2.paths" pitcache-bench-key list >/dev/null
+  taskset -c 1 wrk -t1 -c64 -d"${WARM:-3}"s -s "$here/bench/wrk/paths.lua" "http://127.0.0.1:$1" -- "$paths/$2.paths" pitcache-bench-key list >/dev/null
   taskset -c 1 wrk -t1 -c64 -d"${D}"s --latency -s "$here/bench/wrk/paths.lua" "http://127.0.0.1:$1" -- "$paths/$2.paths" pitcache-bench-key list
 }
 for w in "$@"; do
   taskset -c $CPUS node "$here/dist/src/cli/main.js" serve --source "$data" --keys "$data/keys.json" --host 127.0.0.1 --port 18611 \
-    --no-access-log --log-level warn --refresh-interval 0 --drain-seconds 0 --workers "$W" >/dev/null 2>&1 &
+    --no-access-log --log-level warn --refresh-interval 0 --drain-seconds 0 --workers "$W" ${SERVE_ARGS:-} >/dev/null 2>&1 &
   PID=$!
   for _ in $(seq 1 240); do curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18611/readyz 2>/dev/null | grep -q 200 && break; sleep 0.5; done
   out=$(measure 18611 "$w")

@@ -35,7 +35,7 @@ export function renderMarkdown(res: BenchResults): string {
   L.push('## Commands', '', '```', res.command, '```', '');
   L.push('Servers and load generator, as the runner starts them (PORT is a free port; `taskset` only where available):', '', '```');
   L.push(
-    'taskset -c 0 node dist/src/cli/main.js serve --source bench/.data/main --keys bench/.data/main/keys.json --host 127.0.0.1 --port PORT --no-access-log --log-level warn --refresh-interval 0 [--workers N]',
+    'taskset -c 0 node dist/src/cli/main.js serve --source bench/.data/main --keys bench/.data/main/keys.json --host 127.0.0.1 --port PORT --no-access-log --log-level warn --refresh-interval 0 [--workers N] [--row-cache-mb 1024]',
   );
   L.push('taskset -c 0 node dist/bench/servers/node-http-server.js --source bench/.data/main --keys bench/.data/main/keys.json --port PORT');
   L.push(

@@ -36,7 +36,7 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
     const x = ok ? bestRps / reqPerSec(run) : NaN;
     checks.push({
       target: `walk-forward >= ${factor}x ${label} (req/s, same queries, same run)`,
-      measured: ok ? `${x.toFixed(1)}x` : `not measured${alt?.skipped ? ` (${alt.skipped})` : ''}`,
+      measured: ok ? `${x.toFixed(1)}x (${best.name})` : `not measured${alt?.skipped ? ` (${alt.skipped})` : ''}`,
       met: ok ? x >= factor : null,
     });
   }
