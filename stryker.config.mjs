@@ -19,6 +19,7 @@ export default {
     'src/time/instant.ts',
     'src/query/query-params.ts',
     'src/render/row-cache.ts',
+    'src/render/format-time.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_DATE_BYTES,
+  MAX_TIMESTAMP_BYTES,
   putDateQuoted,
   putIsoMicrosAt,
   putIsoMicrosQuoted,
@@ -86,6 +88,28 @@ describe('timestamps render at the precision of their Arrow unit', () => {
     expect(mismatches(putIsoMicrosQuoted, expectMicros, instants)).toEqual([]);
   });
 
+  it('floors the seconds of instants so large that the division rounds up onto the next second', () => {
+    // Doubles this size are whole µs far apart; µs / 10^6 rounds up onto an integer for these
+    // (found by search), so the writer must step back. Expected text from exact BigInt division.
+    for (const us of [4570881896150999600, -1148153621497000100, -2238721138569000200]) {
+      expect(Math.floor(us / 1e6) * 1e6).toBeGreaterThan(us);
+      const exact = BigInt(us);
+      const seconds = exact / 1_000_000n - (exact % 1_000_000n < 0n ? 1n : 0n);
+      const iso = new Date(Number(seconds) * 1000).toISOString().slice(0, -5);
+      expect(text(putIsoSecondsQuoted, us)).toBe(`"${iso}Z"`);
+      // Past 2^53 µs (the year 2255) a double holds no exact microsecond to begin with; the
+      // fraction is only checked to stay within its second.
+      expect(text(putIsoMicrosQuoted, us)).toMatch(new RegExp(`^"${iso.replace('+', '\\+')}\\.\\d{6}Z"$`));
+      expect(text(putIsoMillisQuoted, us)).toMatch(new RegExp(`^"${iso.replace('+', '\\+')}\\.\\d{3}Z"$`));
+    }
+  });
+
+  it('stays within MAX_TIMESTAMP_BYTES, the room a row writer reserves, out to ±1e20 µs', () => {
+    const widest = Math.max(...[...instants, 9.99e19, -9.99e19, -1e19].map((us) => text(putIsoMicrosQuoted, us).length));
+    expect(widest).toBeLessThanOrEqual(MAX_TIMESTAMP_BYTES);
+    expect(text(putIsoMicrosQuoted, -9.99e19).length).toBeGreaterThan(MAX_TIMESTAMP_BYTES - 4);
+  });
+
   it('floors a fractional microsecond instead of rounding into the next second', () => {
     expect(text(putIsoMicrosQuoted, 999_999.75)).toBe('"1970-01-01T00:00:00.999999Z"');
     expect(text(putIsoMillisQuoted, 999_999.75)).toBe('"1970-01-01T00:00:00.999Z"');
@@ -137,7 +161,7 @@ describe('Date32 renders as "YYYY-MM-DD"', () => {
   it('renders the extreme int32 days without overrunning its reserved room', () => {
     for (const d of [2 ** 31 - 1, -(2 ** 31)]) {
       const s = text(putDateQuoted, d);
-      expect(s.length).toBeLessThanOrEqual(18);
+      expect(s.length).toBeLessThanOrEqual(MAX_DATE_BYTES);
       expect(s).toMatch(/^"[+-]\d{6,7}-\d\d-\d\d"$/);
     }
   });

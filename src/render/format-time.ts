@@ -150,12 +150,10 @@ function putInstantIn(b: Uint8Array, p: number, digits: 0 | 3 | 6): number {
   let seconds = Math.floor(us / US_PER_SECOND);
   if (seconds * US_PER_SECOND > us) seconds -= 1;
   const micros = Math.floor(us - seconds * US_PER_SECOND);
-  let days = Math.floor(seconds / SECONDS_PER_DAY);
-  let secondOfDay = seconds - days * SECONDS_PER_DAY;
-  if (secondOfDay < 0) {
-    days -= 1;
-    secondOfDay += SECONDS_PER_DAY;
-  }
+  // Exact here, unlike the step above: seconds is an integer below 1e14, so its true
+  // quotient lies at least 1/86400 from the next integer, far more than half an ulp of it.
+  const days = Math.floor(seconds / SECONDS_PER_DAY);
+  const secondOfDay = seconds - days * SECONDS_PER_DAY;
   p = putDateTime(b, p, days, secondOfDay);
   if (digits === 6) {
     const hi = (micros / 10000) | 0;
