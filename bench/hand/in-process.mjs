@@ -1,11 +1,12 @@
 /* global process, console */
 // A workload's paths replayed through createApiHandler in process (no socket) on the bench
 // data, as one serving thread answers them: the handler's own time per request (the least
-// of 30 batches of 2,000: the VM drifts, the least is what the code costs) or, with
+// of 30 batches of BATCH=2,000: the VM drifts, the least is what the code costs) or, with
 // ALLOC=N, the bytes it allocates per request (V8's sampling heap profiler, collected
-// objects included) and the N functions allocating most. PROF=file writes a CPU profile;
-// ROW_MIB sets the row arena (default 64, the server's default); WARM and N the warm-up and
-// sampled request counts, BATCH the timed batch (30 of them); large pages want fewer.
+// objects included; RETAINED=1: only what survives) and the N functions allocating most.
+// PROF=file writes a CPU profile of the timed batches; ROW_MIB sets the row arena (default
+// 64, the server's default); WARM and N the warm-up and sampled request counts (large
+// pages want fewer).
 // Usage: node bench/hand/in-process.mjs ROOT workload [responseCacheMiB]
 //   ROOT: a checkout with dist/ built (A/B: run it on two); paths from bench/hand/paths.mjs
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -73,7 +74,11 @@ if (process.env.ALLOC) {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 128,
+    includeObjectsCollectedByMajorGC: !process.env.RETAINED,
+    includeObjectsCollectedByMinorGC: !process.env.RETAINED,
+  });
   const n = Number(process.env.N ?? 20_000);
   run(n);
   const { profile } = await session.post('HeapProfiler.stopSampling');
