@@ -64,7 +64,26 @@ export function readMemory(pid: number): MemoryReading | null {
   }
 }
 
+/**
+ * Ports freePort has handed out in this process. bind(0) may give a port again once it is
+ * closed, and uWS listens with SO_REUSEPORT: two servers handed the same port would both
+ * bind it and share its connections (a cluster run once saw API requests answered by a
+ * replica's metrics listener: "only /metrics is served on this port").
+ */
+const handedOut = new Set<number>();
+
+/** A port free now and never handed out before by this process. */
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await unboundPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function unboundPort(): Promise<number> {
   return new Promise((done, fail) => {
     const s = createServer();
     s.once('error', fail);
