@@ -86,7 +86,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const heads = Array.from({ length: 6 }, (_, i) => bytesOf(1000, i));
     for (let i = 0; i < 6; i++) {
-      cache.set(`k${i}`, heads[i]!, META, null);
+      cache.set(`k${i}`, 'gbsi_eu/system_stress', heads[i]!, META, null);
       if (i === 3) expect(cache.get('k0')).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
     }
     const s = cache.stats();
@@ -105,7 +105,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const plain = bytesOf(3000, 1);
     const encoded = encodeHead(plain, 'gzip');
-    for (let round = 0; round < 10; round++) cache.set('same', round % 2 === 0 ? plain : encoded, META, null);
+    for (let round = 0; round < 10; round++) cache.set('same', 'gbsi_eu/system_stress', round % 2 === 0 ? plain : encoded, META, null);
     expect(cache.stats()).toMatchObject({ stores: 10, evictions: 0, entries: 1 });
     const hit = cache.get('same')!;
     expect(hit.encoding).toBe('gzip');
@@ -115,7 +115,7 @@ describe('ResponseCache over its HeadArena', () => {
     cache.copyHead(hit, out);
     expect(out).toEqual(new Uint8Array(encoded.bytes));
     // Three more 3,000-byte heads fit in the 3 pages the replaced entries gave back.
-    for (let i = 0; i < 3; i++) cache.set(`other${i}`, plain, META, null);
+    for (let i = 0; i < 3; i++) cache.set(`other${i}`, 'gbsi_eu/system_stress', plain, META, null);
     expect(cache.stats()).toMatchObject({ evictions: 0, entries: 4 });
   });
 });

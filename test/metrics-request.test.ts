@@ -68,7 +68,7 @@ describe('request metrics of a serving thread', () => {
   it("takes the caches' own totals before a scrape (set, not added), and labels routes by their pattern", async () => {
     const m = new RequestMetrics([], '0');
     m.setCacheTotals('response', { hits: 7, misses: 3, evictions: 1, declined: 2 });
-    m.setCacheTotals('response', { hits: 9, misses: 4, evictions: 1, declined: 3 });
+    m.setCacheTotals('response', { hits: 9, misses: 4, evictions: 1, declined: 3, rejected: 6 });
     m.setCacheTotals('row', { hits: 100, misses: 20, evictions: 5, declined: 11 });
     const text = await m.registry().metrics();
     m.close();
@@ -78,6 +78,9 @@ describe('request metrics of a serving thread', () => {
     expect(sample(text, 'pitcache_cache_events_total{cache="row",event="eviction"}')).toBe(5);
     expect(sample(text, 'pitcache_cache_events_total{cache="response",event="declined"}')).toBe(3);
     expect(sample(text, 'pitcache_cache_events_total{cache="row",event="declined"}')).toBe(11);
+    expect(sample(text, 'pitcache_cache_events_total{cache="response",event="rejected"}')).toBe(6);
+    // The row cache has no frequency admission: its rejected count is 0, not absent.
+    expect(sample(text, 'pitcache_cache_events_total{cache="row",event="rejected"}')).toBe(0);
     expect(
       ['/{product}/{dataset}', '/{product}/{dataset}/walk_forward', '/{product}/{dataset}/vintages', '/metrics', '/readyz'].map(endpointOfPattern),
     ).toEqual(['data', 'walk_forward', 'vintages', 'other', 'other']);

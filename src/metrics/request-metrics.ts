@@ -23,8 +23,11 @@ export const STATUSES = ['200', '304', '400', '401', '403', '404', '405', '406',
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 export const CACHES = ['response', 'row'] as const;
 export type CacheName = (typeof CACHES)[number];
-/** declined: a rendered answer or row not kept because its doorkeeper had not seen it before */
-export const CACHE_EVENTS = ['hit', 'miss', 'eviction', 'declined'] as const;
+/**
+ * declined: a rendered answer or row not kept because its doorkeeper had not seen it before;
+ * rejected: an answer not kept because the cache was full of answers asked for as often or more (response cache only)
+ */
+export const CACHE_EVENTS = ['hit', 'miss', 'eviction', 'declined', 'rejected'] as const;
 export type CacheEvent = (typeof CACHE_EVENTS)[number];
 
 const STATUS_INDEX = new Map<number, number>(STATUSES.slice(0, -1).map((s, i) => [Number(s), i]));
@@ -102,12 +105,16 @@ export class RequestMetrics {
    * The totals a cache keeps itself (ResponseCache, RowCache count their own hits), copied
    * in before a scrape: the hot path then pays nothing for cache metrics.
    */
-  setCacheTotals(cache: CacheName, totals: { readonly hits: number; readonly misses: number; readonly evictions: number; readonly declined: number }): void {
+  setCacheTotals(
+    cache: CacheName,
+    totals: { readonly hits: number; readonly misses: number; readonly evictions: number; readonly declined: number; readonly rejected?: number },
+  ): void {
     const at = CACHES.indexOf(cache) * CACHE_EVENTS.length;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('hit')] = totals.hits;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('miss')] = totals.misses;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('eviction')] = totals.evictions;
     this.cacheEvents[at + CACHE_EVENTS.indexOf('declined')] = totals.declined;
+    this.cacheEvents[at + CACHE_EVENTS.indexOf('rejected')] = totals.rejected ?? 0;
   }
 
   rateLimited(keyId: string): void {
@@ -178,7 +185,7 @@ export class RequestMetrics {
       }),
       counter(
         'pitcache_cache_events_total',
-        'Cache lookups, evictions and declined admissions by cache (response, row) and event (hit, miss, eviction, declined: not kept on its first render).',
+        'Cache lookups, evictions and declined admissions by cache (response, row) and event (hit, miss, eviction, declined: not kept on its first render, rejected: not kept because the full cache held answers asked for as often or more).',
         () => {
           const values: Sample[] = [];
           for (let c = 0; c < CACHES.length; c++)

@@ -260,7 +260,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       const owned = Buffer.from(bytes);
       const enc = encoding;
       return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
-        if (cacheKey !== null) cache!.set(cacheKey, encoded, meta, shape);
+        if (cacheKey !== null) cache!.set(cacheKey, slot.id, encoded, meta, shape);
         writeSuffix(writer, meta, stamp);
         const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
         const headerBlock = ownedBlock(headers(meta, req, slot.id, gen.number, normalised, enc, immutable));
@@ -270,7 +270,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     // No prefix (JSON, CSV): no view made.
     const middle = split === 0 ? bytes : bytes.subarray(split);
     const head = encoding === null ? middle : encodeHead(middle, encoding);
-    if (cacheKey !== null) cache!.admit(cacheKey, head, meta, shape);
+    if (cacheKey !== null) cache!.admit(cacheKey, slot.id, head, meta, shape);
     let body: Uint8Array;
     if (head instanceof Uint8Array) {
       // Identity: the suffix goes right after the middle (already kept by the cache, so

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import type { PageMeta } from '../format/resolved-page.js';
-import { Doorkeeper } from './doorkeeper.js';
+import { fnv1a } from '../query/hash.js';
+import { FrequencySketch } from './frequency-sketch.js';
 import { HeadArena } from './head-arena.js';
 
 /**
@@ -57,89 +58,193 @@ interface KeptHead {
   readonly meta: PageMeta;
   /** the writer's shapeOf(view) (FormatWriter): owned, no table data */
   readonly shape: unknown;
+  /** fnv1a of the key: its counters in the frequency sketch, when this entry is the one a newcomer would evict */
+  readonly hash: number;
+  /** `product/dataset` (with meta.generation: a newer generation's answer always takes this entry's place) */
+  readonly dataset: string;
 }
 
 /** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
 export type CachedHead = (KeptHead & { readonly encoding: null }) | (KeptHead & { readonly encoding: Encoding; readonly crc: number; readonly length: number });
 
+/** What an entry counts against the bound: its bytes, its key (UTF-16) and about what its LRU node, entry and meta take. */
+function entrySize(bytes: number, key: string): number {
+  return bytes + 2 * key.length + 256;
+}
+
+/** A candidate asked for this often lately is warm: past the counts a cyclic sweep's keys hover at (Caffeine's threshold). */
+const WARM = 6;
+
 export interface ResponseCacheStats {
   readonly hits: number;
   readonly misses: number;
-  /** heads kept (their key was asked for before: the doorkeeper admitted them) */
+  /** heads kept (admit: asked for before, and room or a win over the victim; set: always) */
   readonly stores: number;
   /** heads dropped to stay within the byte bound */
   readonly evictions: number;
   /** heads not kept because one alone exceeds the bound */
   readonly tooLarge: number;
-  /** heads not kept because their key was not asked for before (the doorkeeper) */
+  /** heads not kept because their key was not asked for lately (the sketch had not counted it) */
   readonly declined: number;
+  /** heads not kept because the cache was full and the entry they would evict first was asked for as often or more (the frequency sketch) */
+  readonly rejected: number;
   readonly entries: number;
 }
 
 /**
  * Heads of repeated answers, byte-bounded LRU, keyed by responseKey, so an entry can never
- * outlive or cross a generation or serve another format, projection or coding. A head is
- * admitted on its request's second ask (Doorkeeper): a sweep of distinct queries does not
- * allocate and evict a body per request. One per serving thread, in front of the data
- * endpoints; a hit skips resolve and writing, only the tail is written.
+ * outlive or cross a generation or serve another format, projection or coding. One per
+ * serving thread, in front of the data endpoints; a hit skips resolve and writing, only the
+ * tail is written.
+ *
+ * Admission is TinyLFU's, with one FrequencySketch counting every ask (hits and misses).
+ * A head is considered from its query's second ask lately: queries asked once are rarely
+ * copied in (only when all four of a key's counters collide with others'). While the
+ * cache has room, that is all: a farm re-running a set of backtests that fits fills it
+ * from the second round on. Once full, a head is kept only if its query was asked for
+ * more often lately than the least-recently-used entry it would evict first, or if it
+ * is a newer generation's answer of that entry's dataset. A cyclic sweep wider than the cache
+ * (walk-forward loops over many series) then leaves the entries it has alone and hits
+ * about capacity / working set of the time, where plain LRU admission hit almost never
+ * and copied, then evicted unread, one body per admitted miss: garbage that lived just
+ * long enough to be promoted, the p99's GC pauses (bench/RESULTS.md, issue 11).
+ *
+ * The sketch replaced a doorkeeper (two hashed slots per key, overwritten in turn): that
+ * forgot a few percent of a small working set for good (keys whose slots others kept
+ * taking back), so those were never cached at all.
  */
 export class ResponseCache {
   private readonly lru: LRUCache<string, CachedHead>;
   private readonly arena: HeadArena;
-  private readonly doorkeeper: Doorkeeper;
+  private readonly frequency: FrequencySketch;
   private hits = 0;
   private misses = 0;
   private stores = 0;
   private evictions = 0;
   private tooLarge = 0;
   private declined = 0;
+  private rejected = 0;
+  /** xorshift32 state for beats(); any non-zero seed */
+  private draws = 0x2545f491;
 
   constructor(private readonly maxBytes: number) {
     this.arena = new HeadArena(maxBytes);
     this.lru = new LRUCache<string, CachedHead>({
       maxSize: maxBytes,
-      sizeCalculation: (v, k) => v.bytes + 2 * k.length + 256,
+      sizeCalculation: (v, k) => entrySize(v.bytes, k),
       // Every way out of the cache (evicted, replaced, deleted) gives its pages back.
       dispose: (v, _k, reason) => {
         this.arena.release(v.first);
         if (reason === 'evict') this.evictions++;
       },
     });
-    // About four times the bodies of a typical answer (33 KB) the cache can hold.
-    this.doorkeeper = new Doorkeeper(Math.ceil(maxBytes / 8192));
+    // About 16 counters per answer of a typical size (33 KB) the cache can hold, as Caffeine
+    // sizes its sketch; it halves after about 10 such answers' worth of asks.
+    this.frequency = new FrequencySketch(Math.ceil(maxBytes / 2048));
   }
 
   get(key: string): CachedHead | undefined {
     const e = this.lru.get(key);
     if (e === undefined) this.misses++;
-    else this.hits++;
+    else {
+      this.hits++;
+      this.frequency.increment(e.hash);
+    }
     return e;
   }
 
-  /** Keeps the entry if its key was asked for before (its bytes are copied: `head` may be a reused view). */
-  admit(key: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
-    if (!this.doorkeeper.admit(key)) {
+  /**
+   * Keeps the entry if its key was asked for before and, when the cache is full, more often
+   * than the entry it would evict first (its bytes are copied: `head` may be a reused view).
+   */
+  admit(key: string, dataset: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+    const hash = fnv1a(key);
+    const askedBefore = this.frequency.estimate(hash) > 0;
+    this.frequency.increment(hash);
+    if (!askedBefore) {
       this.declined++;
       return;
     }
-    this.set(key, head, meta, shape);
+    const bytes = head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength;
+    if (this.tooLargeFor(key, bytes)) return;
+    if (!this.hasRoomFor(key, bytes)) {
+      const victim = this.lru.rvalues().next().value;
+      if (
+        victim !== undefined &&
+        !this.supersedes(dataset, meta.generation, victim) &&
+        !this.beats(this.frequency.estimate(hash), this.frequency.estimate(victim.hash))
+      ) {
+        this.rejected++;
+        return;
+      }
+    }
+    this.store(key, dataset, hash, head, meta, shape);
+  }
+
+  /**
+   * An answer of a newer generation of the victim's dataset: the victim is then never asked
+   * for again but by a cursor, however often it was asked for before the refresh. Without
+   * this, a farm's hot answers would keep their places for several halvings after a
+   * refresh, and the new generation's answers would be rendered afresh all that time.
+   */
+  private supersedes(dataset: string, generation: number, victim: CachedHead): boolean {
+    return victim.dataset === dataset && victim.meta.generation < generation;
+  }
+
+  /**
+   * Whether a candidate asked for `candidate` times lately takes the place of an entry asked
+   * for `victim` times.
+   *
+   * By 2 or more, not 1: keys asked for equally often can read 1 apart, when the sketch
+   * halved between their asks (a key counted just before a halving loses half its count,
+   * one counted just after does not). Admitting on a lead of 1 let a cyclic sweep evict an
+   * entry just before its turn came round, after every halving.
+   *
+   * A warm candidate that does not win is still let in one time in 128 (Caffeine's rule):
+   * the victim's four counters can all be shared with keys being asked for (a count-min
+   * sketch only ever reads high), and then it would read as hot as they are for good and
+   * keep every one of them out. Draws come from a fixed-seed xorshift, so a run is
+   * repeatable.
+   */
+  private beats(candidate: number, victim: number): boolean {
+    if (candidate >= victim + 2) return true;
+    if (candidate < WARM) return false;
+    let x = this.draws;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.draws = x;
+    return (x & 127) === 0;
   }
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
-  set(key: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  set(key: string, dataset: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+    if (this.tooLargeFor(key, head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength)) return;
+    this.store(key, dataset, fnv1a(key), head, meta, shape);
+  }
+
+  /** True (and counted) when a head of `bytes` alone exceeds the bound: it is never kept. */
+  private tooLargeFor(key: string, bytes: number): boolean {
+    if (entrySize(bytes, key) <= this.maxBytes) return false;
+    this.tooLarge++;
+    return true;
+  }
+
+  /** True when a head of `bytes` fits without evicting anything, by the bound and by the arena's pages. */
+  private hasRoomFor(key: string, bytes: number): boolean {
+    return this.lru.calculatedSize + entrySize(bytes, key) <= this.maxBytes && this.arena.freePages >= HeadArena.pagesFor(bytes);
+  }
+
+  private store(key: string, dataset: string, hash: number, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     const src = head instanceof Uint8Array ? head : head.bytes;
-    if (src.byteLength + 2 * key.length + 256 > this.maxBytes) {
-      this.tooLarge++;
-      return;
-    }
     // Whole pages may hold more than the bytes the bound counts: make room in least-recently-used order.
     const need = HeadArena.pagesFor(src.byteLength);
     while (this.arena.freePages < need && this.lru.size > 0) this.lru.pop();
     const first = this.arena.store(src);
     const entry: CachedHead =
       head instanceof Uint8Array
-        ? { first, bytes: src.byteLength, meta, shape, encoding: null }
-        : { first, bytes: src.byteLength, meta, shape, encoding: head.encoding, crc: head.crc, length: head.length };
+        ? { first, bytes: src.byteLength, meta, shape, hash, dataset, encoding: null }
+        : { first, bytes: src.byteLength, meta, shape, hash, dataset, encoding: head.encoding, crc: head.crc, length: head.length };
     this.lru.set(key, entry);
     this.stores++;
   }
@@ -157,6 +262,7 @@ export class ResponseCache {
       evictions: this.evictions,
       tooLarge: this.tooLarge,
       declined: this.declined,
+      rejected: this.rejected,
       entries: this.lru.size,
     };
   }

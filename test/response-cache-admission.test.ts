@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { PageMeta } from '../src/format/resolved-page.js';
+import { ResponseCache } from '../src/server/response-cache.js';
+
+/**
+ * ResponseCache's admission on its own, driven as a data endpoint drives it (get, and on a
+ * miss admit the rendered head). Sizes are as in production relative to each other: 32 KiB
+ * answers (a walk-forward answer is about 33 KB) in 16 MiB.
+ */
+const CACHE_BYTES = 16 * 1024 * 1024;
+const BODY = 32 * 1024;
+const A = 'wssi_us/demand_shock';
+const B = 'gbsi_eu/system_stress';
+
+const meta = (key: string, generation: number): PageMeta => ({
+  productId: key,
+  count: 1,
+  totalCount: 1,
+  nextCursor: null,
+  generation,
+  dataLatestDate: null,
+  maxObservedUs: null,
+  asOfUs: null,
+  extensions: [],
+});
+
+const encoder = new TextEncoder();
+const scratch = new Uint8Array(BODY);
+const readBack = new Uint8Array(BODY);
+
+/** A head whose bytes start with its key: a hit that served another key's bytes would show. */
+function head(key: string): Uint8Array {
+  scratch.fill(0);
+  encoder.encodeInto(key, scratch);
+  return scratch;
+}
+
+/** One request: look up, and on a miss offer the rendered head. True on a hit. */
+function ask(cache: ResponseCache, key: string, dataset = A, generation = 1): boolean {
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.copyHead(hit, readBack);
+    // Buffer.equals, not toEqual: a deep compare of 32 KiB per hit would take minutes here.
+    if (!Buffer.from(readBack.buffer).equals(head(key))) expect.fail(`a hit for ${key} served other bytes`);
+    expect(hit.meta.productId).toBe(key);
+    return true;
+  }
+  cache.admit(key, dataset, head(key), meta(key, generation), null);
+  return false;
+}
+
+/** Keys of one length (a 4-letter tag, 5 digits), so every entry counts the same against the bound. */
+const keys = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `${A}\u00011\u0001series=${tag}${String(i).padStart(5, '0')}`);
+
+/** Entries of one BODY and one such key that fit the bound: 32 KiB + 2 bytes per key char + 256 each (response-cache.ts). */
+const CAPACITY = Math.floor(CACHE_BYTES / (BODY + 2 * keys(1, 'xxxx')[0]!.length + 256));
+
+function sweep(cache: ResponseCache, set: readonly string[], rounds: number): number {
+  let hits = 0;
+  for (let r = 0; r < rounds; r++) for (const k of set) if (ask(cache, k)) hits++;
+  return hits;
+}
+
+describe('response cache admission (TinyLFU)', () => {
+  it("holds as many answers as the bound allows (the arena's pages would hold 512)", () => {
+    expect(CAPACITY).toBeGreaterThan(500);
+    expect(CAPACITY).toBeLessThan(512);
+    const cache = new ResponseCache(CACHE_BYTES);
+    sweep(cache, keys(600, 'fill'), 2);
+    expect(cache.stats().entries).toBe(CAPACITY);
+  });
+
+  it('keeps a working set that fits from its second ask and serves every kept answer on the third, rejecting nothing', () => {
+    const cache = new ResponseCache(CACHE_BYTES);
+    const set = keys(400, 'fits');
+    sweep(cache, set, 2);
+    const kept = cache.stats().stores;
+    // The doorkeeper is approximate: a key can be forgotten when two others take its slots.
+    expect(kept).toBeGreaterThanOrEqual(380);
+    expect(sweep(cache, set, 1)).toBe(kept);
+    expect(sweep(cache, set, 2)).toBeGreaterThanOrEqual(2 * kept);
+    expect(cache.stats()).toMatchObject({ rejected: 0, evictions: 0 });
+    expect(cache.stats().entries).toBeGreaterThanOrEqual(kept);
+  });
+
+  it.each([1000, 2000, 5000])('under a cyclic sweep of %i queries keeps what it holds and hits capacity / working set (plain LRU: never)', (n) => {
+    const cache = new ResponseCache(CACHE_BYTES);
+    const set = keys(n, 'sweep');
+    sweep(cache, set, 6);
+    const warm = cache.stats();
+    expect(warm.entries).toBe(CAPACITY);
+    const rounds = 6;
+    const hits = sweep(cache, set, rounds);
+    const after = cache.stats();
+    expect(hits / (rounds * n)).toBeGreaterThanOrEqual((0.97 * CAPACITY) / n);
+    // Each admission past this point evicts one entry; with LRU admission a cycle wider
+    // than the cache admits (then evicts unread) every miss the doorkeeper passes.
+    expect(after.evictions - warm.evictions).toBeLessThan(0.005 * rounds * n);
+    // Every miss is accounted for: kept, not asked for before (lately), or beaten.
+    const d = (k: 'misses' | 'stores' | 'declined' | 'rejected'): number => after[k] - warm[k];
+    expect(d('misses')).toBe(d('stores') + d('declined') + d('rejected'));
+    expect(d('rejected')).toBeGreaterThan(0);
+  });
+
+  /** A full cache of `set`'s keys (kept unconditionally, as an off-thread encoding is), each then asked for `asks` times. */
+  function full(set: readonly string[], asks: number): ResponseCache {
+    const cache = new ResponseCache(CACHE_BYTES);
+    for (const k of set) cache.set(k, A, head(k), meta(k, 1), null);
+    for (let r = 0; r < asks; r++) for (const k of set) expect(ask(cache, k)).toBe(true);
+    expect(cache.stats()).toMatchObject({ entries: CAPACITY, evictions: 0 });
+    return cache;
+  }
+
+  it('lets in a query asked for more often than the least-recently-used entry, in place of that entry', () => {
+    const set = keys(CAPACITY, 'once');
+    const cache = full(set, 1);
+    const hot = keys(1, 'newc')[0]!;
+    // Ask 1 is counted 1 and declined (not asked for before); ask 2 counts 2 against the
+    // victim's 1 (a lead of 2 is needed); ask 3 counts 3 and is kept in place of the least
+    // recently used; ask 4 is a hit.
+    const asks: boolean[] = [];
+    for (let i = 0; i < 5; i++) asks.push(ask(cache, hot));
+    expect(asks).toEqual([false, false, false, true, true]);
+    expect(cache.stats()).toMatchObject({ declined: 1, rejected: 1, evictions: 1, entries: CAPACITY });
+    expect(cache.get(set[0]!)).toBeUndefined();
+    expect(set.slice(1).every((k) => cache.get(k) !== undefined)).toBe(true);
+  });
+
+  it("gives a newer generation's answers the places of the same dataset's older ones, however hot those were", () => {
+    const gen1 = keys(CAPACITY, 'qqqq');
+    const cache = full(gen1, 10);
+    const other = gen1.map((k) => k.replace(A, B));
+    for (let r = 0; r < 3; r++) for (const k of other) ask(cache, k, B, 2);
+    // Another dataset's answers, asked for 3 times, do not displace answers asked for 10
+    // times (but for a few whose counters all collide with hot keys': a sketch reads high).
+    expect(cache.stats().rejected).toBeGreaterThan(1.8 * CAPACITY);
+    expect(other.filter((k) => cache.get(k) !== undefined).length).toBeLessThan(0.02 * CAPACITY);
+    const sneaked = other.filter((k) => cache.get(k) !== undefined).length;
+    const gen2 = gen1.map((k) => k.replace('\u00011\u0001', '\u00012\u0001'));
+    for (let r = 0; r < 3; r++) for (const k of gen2) ask(cache, k, A, 2);
+    // Asked for 3 times against answers asked for 10: kept all the same, in the old ones' places.
+    expect(gen1.filter((k) => cache.get(k) !== undefined)).toEqual([]);
+    expect(gen2.filter((k) => cache.get(k) !== undefined).length).toBe(CAPACITY - sneaked);
+  });
+
+  it('lets a warm query in now and then even against a victim that reads hotter (a count-min sketch only ever reads high)', () => {
+    const cache = full(keys(CAPACITY, 'hots'), 20); // every entry's count at the 15 it stops at
+    const warm = keys(1, 'newc')[0]!;
+    let asks = 1;
+    while (!ask(cache, warm) && asks < 2000) asks++;
+    // Counts stop at 15, so this newcomer can never lead by 2: only the 1-in-128 draw lets it in.
+    expect(asks).toBeGreaterThan(8);
+    expect(asks).toBeLessThan(2000);
+    expect(cache.get(warm)).toBeDefined();
+  });
+
+  it('keeps an encoding made off-thread at once, full or not, and never a head larger than the bound', () => {
+    const cache = new ResponseCache(CACHE_BYTES);
+    sweep(cache, keys(600, 'fill'), 2);
+    const encoded = keys(1, 'encd')[0]!;
+    cache.set(encoded, A, head(encoded), meta(encoded, 1), null);
+    expect(ask(cache, encoded)).toBe(true);
+    const huge = new Uint8Array(CACHE_BYTES);
+    for (let i = 0; i < 3; i++) cache.admit('huge', A, huge, meta('huge', 1), null);
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.stats().tooLarge).toBe(2);
+  });
+});
