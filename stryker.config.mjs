@@ -20,6 +20,8 @@ export default {
     'src/query/query-params.ts',
     'src/render/row-cache.ts',
     'src/render/format-time.ts',
+    'src/server/frequency-sketch.ts',
+    'src/server/response-cache.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

@@ -58,5 +58,10 @@ describe('FrequencySketch (TinyLFU counts of recent asks)', () => {
     const t = new FrequencySketch(3000);
     for (let i = 0; i < 2559; i++) t.increment(h(`k${i}`));
     expect(t.sampled).toBe(2559);
+    expect(t.width).toBe(4096);
+    // At most 2^22 counters (4 MiB) however large the cache.
+    expect(new FrequencySketch(1 << 22).width).toBe(1 << 22);
+    expect(new FrequencySketch(1 << 30).width).toBe(1 << 22);
+    expect(new FrequencySketch(1).width).toBe(1024);
   });
 });

@@ -54,6 +54,11 @@ export class FrequencySketch {
     if (++this.additions >= this.sampleSize) this.halve();
   }
 
+  /** Counters in the table. */
+  get width(): number {
+    return this.counts.length;
+  }
+
   /** Increments since the last halving (for tests of the aging). */
   get sampled(): number {
     return this.additions;
