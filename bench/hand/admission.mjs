@@ -1,3 +1,4 @@
+/* global process, console */
 // The response cache's admission on synthetic traffic, in process, for one build's dist/:
 // the hit rate, stores and evictions per cycle of a cyclic sweep (the bench's loops and
 // random dates are cyclic lists of 20,000 queries), a shift from one hot working set to
