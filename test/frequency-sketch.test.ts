@@ -8,8 +8,10 @@ describe('FrequencySketch (TinyLFU counts of recent asks)', () => {
   it("counts each key's asks, 0 for a key never asked, and stops at 15", () => {
     const s = new FrequencySketch(1 << 14);
     expect(s.estimate(h('never'))).toBe(0);
-    for (let i = 0; i < 3; i++) s.increment(h('three'));
-    for (let i = 0; i < 40; i++) s.increment(h('hot'));
+    // increment answers the count before it: what the response cache asks ("asked before?").
+    expect([0, 1, 2].map(() => s.increment(h('three')))).toEqual([0, 1, 2]);
+    for (let i = 0; i < 39; i++) s.increment(h('hot'));
+    expect(s.increment(h('hot'))).toBe(15);
     expect(s.estimate(h('three'))).toBe(3);
     expect(s.estimate(h('hot'))).toBe(15);
     // Past 15 an increment is not even counted towards the halving.

@@ -24,7 +24,7 @@ export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0
 export const CACHES = ['response', 'row'] as const;
 export type CacheName = (typeof CACHES)[number];
 /**
- * declined: a rendered answer or row not kept because its doorkeeper had not seen it before;
+ * declined: a rendered answer or row not kept on its first render (the row cache's doorkeeper, the response cache's frequency sketch had not seen it lately);
  * rejected: an answer not kept because the cache was full of answers asked for as often or more (response cache only)
  */
 export const CACHE_EVENTS = ['hit', 'miss', 'eviction', 'declined', 'rejected'] as const;

@@ -43,15 +43,16 @@ export class FrequencySketch {
     return least;
   }
 
-  /** Counts one more ask for the key. */
-  increment(hash: number): void {
+  /** Counts one more ask for the key; answers its count before this ask (its estimate). */
+  increment(hash: number): number {
     const least = this.estimate(hash);
-    if (least >= 15) return;
+    if (least >= 15) return least;
     const c = this.counts;
     const m = this.mask;
     const step = FrequencySketch.step(hash);
     for (let i = 0, at = hash; i < 4; i++, at = (at + step) | 0) if (c[at & m] === least) c[at & m] = least + 1;
     if (++this.additions >= this.sampleSize) this.halve();
+    return least;
   }
 
   /** Counters in the table. */
@@ -72,6 +73,6 @@ export class FrequencySketch {
 
   /** An odd step, so four positions never coincide in a power-of-two table. */
   private static step(hash: number): number {
-    return ((Math.imul(hash, 0x9e3779b1) >>> 15) | 1) >>> 0;
+    return (Math.imul(hash, 0x9e3779b1) >>> 15) | 1;
   }
 }

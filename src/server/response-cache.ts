@@ -159,9 +159,7 @@ export class ResponseCache {
    */
   admit(key: string, dataset: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     const hash = fnv1a(key);
-    const askedBefore = this.frequency.estimate(hash) > 0;
-    this.frequency.increment(hash);
-    if (!askedBefore) {
+    if (this.frequency.increment(hash) === 0) {
       this.declined++;
       return;
     }
