@@ -26,7 +26,8 @@ import { cliPath, distScript, repoRoot } from '../lib/paths.js';
 import { freePort } from '../lib/proc.js';
 import { meanAnswerBytes } from '../sections/ceiling-size.js';
 import { ensureWrk, runWrk, type WrkResult } from '../wrk/run-wrk.js';
-import { cursorLoadCost, median, type CursorLoadResult } from './cursor-load.js';
+import { cursorLoadCost, type CursorLoadResult } from './cursor-load.js';
+import { median } from '../lib/stats.js';
 
 const log = (m: string): void => void process.stderr.write(`[cluster ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const CONNECTIONS = 32;

@@ -43,8 +43,3 @@ export async function cursorLoadCost(a: string, b: string, key: string, path: st
   }
   return { samples: generations.length, loadMs, heldMs, query: `${query}&generation=g&cursor=...` };
 }
-
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}

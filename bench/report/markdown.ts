@@ -1,8 +1,8 @@
 /** BenchResults -> bench/RESULTS.md. Tables only; the targets section says what was missed. */
 import type { RunResult } from '../alternatives/types.js';
-import type { BenchResults, Outcome } from './model.js';
+import type { BenchResults, CeilingRun, Outcome } from './model.js';
 import { evaluateTargets } from './targets.js';
-import { bestPitcache, isPitcache, reqPerSec } from './measures.js';
+import { bestPitcache, ceilingShare, isPitcache, reqPerSec } from './measures.js';
 
 const MiB = 2 ** 20;
 const f = (n: number | undefined | null, digits = 0): string =>
@@ -65,8 +65,12 @@ export function renderMarkdown(res: BenchResults): string {
       if (a.skipped !== undefined) continue;
       const o = a.runs[w.name];
       const c = a.ceilings?.[w.name];
-      const vsCeiling = (r: RunResult): string =>
-        c === undefined ? '| | ' : c.ok ? `| ${pct(reqPerSec(r) / reqPerSec(c))} | ${ratio(r.p99Ms, c.p99Ms)} ` : '| ceiling failed | ';
+      const vsCeiling = (r: RunResult): string => {
+        if (c === undefined) return '| | ';
+        if (!c.ok) return '| ceiling failed | ';
+        const { share, p99x } = ceilingShare(r, c);
+        return `| ${pct(share)} | ${p99x.toFixed(2)}x `;
+      };
       L.push(
         `| ${a.name} ` +
           outcome(
@@ -78,7 +82,7 @@ export function renderMarkdown(res: BenchResults): string {
       );
       if (c?.ok === true) {
         L.push(
-          `| ↳ its ceiling (uWS, fixed ${f(c.bodyBytes)} B body) | ${f(reqPerSec(c))} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | | | ${f(c.errors)} | | 100% | 1.00x |`,
+          `| ↳ its ceiling (uWS, fixed ${f(c.bodyBytes)} B body${pairedNote(c)}) | ${f(reqPerSec(c))} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | | | ${f(c.errors)} | | 100% | 1.00x |`,
         );
       }
     }
@@ -239,4 +243,13 @@ function renderMicro(res: BenchResults, L: string[]): void {
   L.push('| function | ops/s | mean µs | p99 µs | µs per row |', '|---|---:|---:|---:|---:|');
   for (const r of m.results) L.push(`| ${r.name} | ${f(r.opsPerSec)} | ${f(r.meanUs, 1)} | ${f(r.p99Us, 1)} | ${r.rows ? f(r.meanUs / r.rows, 3) : ''} |`);
   L.push('');
+}
+
+/** How the share beside a ceiling row was measured: interleaved rounds (and pitcache's rate in them), or two separate runs. */
+function pairedNote(c: CeilingRun): string {
+  const rounds = c.paired ?? [];
+  if (rounds.length === 0) return '';
+  const secs = rounds.reduce((a, x) => a + x.pitcache.seconds, 0);
+  const rps = rounds.reduce((a, x) => a + x.pitcache.requests, 0) / secs;
+  return `, ${rounds.length} rounds of ${(secs / rounds.length).toFixed(0)} s interleaved with the row above, which ran ${f(rps)} req/s in them`;
 }

@@ -1,6 +1,7 @@
 /** Derived numbers shared by the report and the target checks. */
 import type { RunResult, WorkloadName } from '../alternatives/types.js';
-import type { AlternativeResults, BenchResults } from './model.js';
+import type { AlternativeResults, BenchResults, CeilingRun } from './model.js';
+import { median } from '../lib/stats.js';
 
 export function reqPerSec(r: RunResult): number {
   return r.seconds > 0 ? r.requests / r.seconds : NaN;
@@ -18,4 +19,22 @@ export function bestPitcache(res: BenchResults, w: WorkloadName): { name: string
     if (r?.ok && (best === null || reqPerSec(r) > reqPerSec(best.run))) best = { name: a.name, run: r };
   }
   return best;
+}
+
+/**
+ * pitcache against its ceiling: the share of the ceiling's req/s and the p99 ratio. From
+ * the interleaved rounds when the run has them (requests over seconds on each side, summed
+ * over the rounds; the median of the rounds' p99 ratios), else from pitcache's own run
+ * `r` and the ceiling's (results of runs before the rounds existed).
+ */
+export function ceilingShare(r: RunResult, c: CeilingRun): { share: number; p99x: number; paired: number } {
+  const rounds = c.paired ?? [];
+  if (rounds.length === 0) return { share: reqPerSec(r) / reqPerSec(c), p99x: r.p99Ms / c.p99Ms, paired: 0 };
+  const sum = (pick: (x: RunResult) => number, side: 'pitcache' | 'ceiling'): number => rounds.reduce((a, x) => a + pick(x[side]), 0);
+  const rate = (side: 'pitcache' | 'ceiling'): number => sum((x) => x.requests, side) / sum((x) => x.seconds, side);
+  return {
+    share: rate('pitcache') / rate('ceiling'),
+    p99x: median(rounds.map((x) => x.pitcache.p99Ms / x.ceiling.p99Ms)),
+    paired: rounds.length,
+  };
 }

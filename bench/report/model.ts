@@ -28,7 +28,25 @@ export interface AlternativeResults {
    * The uWS ceiling (issue 11.1) for each workload this alternative ran: a fixed body of
    * its mean answer size, the same worker count and CPUs, the same wrk script, same run.
    */
-  ceilings?: Partial<Record<WorkloadName, Outcome<RunResult & { bodyBytes: number }>>>;
+  ceilings?: Partial<Record<WorkloadName, Outcome<CeilingRun>>>;
+}
+
+/**
+ * The ceiling's run for one workload: slices of the ceiling interleaved with slices of the
+ * pitcache server it is compared with (`paired`), the ceiling's figures summed over its own
+ * slices. This VM's speed drifts by up to 2x within a minute, so a share taken from two runs
+ * a minute apart measured the drift as much as pitcache; rounds of back-to-back slices,
+ * alternately first, see the same machine.
+ */
+export interface CeilingRun extends RunResult {
+  readonly bodyBytes: number;
+  readonly paired?: readonly PairedRound[];
+}
+
+/** One round of the interleaved share: a slice of pitcache and a slice of its ceiling, back to back. */
+export interface PairedRound {
+  readonly pitcache: RunResult;
+  readonly ceiling: RunResult;
 }
 
 export interface CrossCheck {

@@ -1,0 +1,58 @@
+// The share of the ceiling that issue 11's targets are judged by (bench/report/measures.ts):
+// from interleaved rounds when a run has them, else from the two separate runs.
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../bench/alternatives/types.js';
+import type { CeilingRun } from '../bench/report/model.js';
+import { ceilingShare } from '../bench/report/measures.js';
+import { median } from '../bench/lib/stats.js';
+
+const run = (requests: number, seconds: number, p99Ms: number): RunResult => ({ requests, seconds, p50Ms: p99Ms / 2, p99Ms, rows: requests, errors: 0 });
+
+describe('ceilingShare', () => {
+  it('divides the rates summed over the rounds, not the mean of per-round shares', () => {
+    // a slow round (the VM drifting) weighs by its requests: 3,000 + 9,000 over 20 s against 5,000 + 15,000 over 20 s
+    const c: CeilingRun = {
+      ...run(20_000, 20, 4),
+      bodyBytes: 23_000,
+      paired: [
+        { pitcache: run(3_000, 10, 9), ceiling: run(5_000, 10, 3) },
+        { pitcache: run(9_000, 10, 10), ceiling: run(15_000, 10, 4) },
+      ],
+    };
+    const own = run(1, 1, 100); // pitcache's separate run plays no part when rounds exist
+    const got = ceilingShare(own, c);
+    expect(got.share).toBeCloseTo(12_000 / 20_000, 12);
+    expect(got.p99x).toBeCloseTo((3 + 2.5) / 2, 12); // median of 9/3 and 10/4
+    expect(got.paired).toBe(2);
+  });
+
+  it('takes the median p99 ratio of an odd number of rounds', () => {
+    const c: CeilingRun = {
+      ...run(3, 3, 1),
+      bodyBytes: 1,
+      paired: [
+        { pitcache: run(1, 1, 50), ceiling: run(1, 1, 1) },
+        { pitcache: run(1, 1, 2), ceiling: run(1, 1, 1) },
+        { pitcache: run(1, 1, 3), ceiling: run(1, 1, 1) },
+      ],
+    };
+    expect(ceilingShare(run(1, 1, 1), c).p99x).toBe(3);
+  });
+
+  it('falls back to the separate runs for results written before the rounds', () => {
+    const c: CeilingRun = { ...run(40_000, 20, 5), bodyBytes: 23_000 };
+    const got = ceilingShare(run(12_000, 10, 15), c);
+    expect(got).toEqual({ share: 0.6, p99x: 3, paired: 0 });
+    expect(ceilingShare(run(12_000, 10, 15), { ...c, paired: [] }).paired).toBe(0);
+  });
+});
+
+describe('median', () => {
+  it('is the middle value, or the mean of the two middle ones, without reordering its input', () => {
+    const xs = [5, 1, 4, 2];
+    expect(median(xs)).toBe(3);
+    expect(xs).toEqual([5, 1, 4, 2]);
+    expect(median([7, 1, 3])).toBe(3);
+    expect(median([])).toBeNaN();
+  });
+});
