@@ -1,6 +1,8 @@
 /* global process, console */
 // Self time by function of a .cpuprofile (from `PROF=file node bench/hand/in-process.mjs ...`
 // or `node --cpu-prof`), as shares of the busy (non-idle) time, largest first.
+// SKIP=s / LAST=s: only the samples from s seconds after the start / in the last s seconds
+// before the end (a server's profile: leave its load out, or its shutdown).
 // Usage: node bench/hand/profile-summary.mjs FILE [top=40]
 import { readFileSync } from 'node:fs';
 
@@ -9,7 +11,15 @@ const top = Number(process.argv[3] ?? 40);
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 let total = 0;
+const times = [];
+for (let i = 0, t = profile.startTime; i < profile.samples.length; i++) times.push((t += profile.timeDeltas[i] ?? 0));
+// the window of samples counted, in the profile's µs
+const from = Math.max(
+  profile.startTime + Number(process.env.SKIP ?? 0) * 1e6,
+  process.env.LAST === undefined ? -Infinity : profile.endTime - Number(process.env.LAST) * 1e6,
+);
 for (let i = 0; i < profile.samples.length; i++) {
+  if (times[i] < from) continue;
   const frame = nodes.get(profile.samples[i]).callFrame;
   const dt = profile.timeDeltas[i] ?? 0;
   const key = `${frame.functionName || '(anon)'} ${frame.url.split('/').slice(-2).join('/')}:${frame.lineNumber + 1}`;
