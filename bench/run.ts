@@ -6,6 +6,7 @@
  *   npm run bench -- [--quick] [--duration S] [--warmup S] [--connections N]
  *                    [--only pitcache,pitcache-2,pitcache-rows,node-http,duckdb,postgres]
  *                    [--skip scale,s3,micro,throughput,parity] [--cpu-prof] [--out FILE]
+ *                    [--workloads walk-forward-series,repeated,...]
  *
  * Before DuckDB and PostgreSQL are timed, their answers are checked against the contract's
  * reference model (sections/sql-parity.ts; `--skip parity` to leave it out).
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '64' },
       only: { type: 'string' },
       skip: { type: 'string', default: '' },
+      workloads: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
       out: { type: 'string' },
@@ -59,11 +61,15 @@ async function main(): Promise<void> {
   const root = repoRoot();
   process.chdir(root);
   const quick = a.quick!;
+  const picked: readonly string[] = a.workloads === undefined ? WORKLOADS : a.workloads.split(',').filter(Boolean);
+  const unknown = picked.filter((w) => !(WORKLOADS as readonly string[]).includes(w));
+  if (unknown.length > 0) throw new Error(`--workloads: unknown ${unknown.join(', ')} (known: ${WORKLOADS.join(', ')})`);
   const ctx: RunContext = {
     quick,
     connections: Number(a.connections),
     durationSec: Number(a.duration ?? (quick ? 2 : 30)),
     warmupSec: Number(a.warmup ?? (quick ? 1 : 5)),
+    workloads: WORKLOADS.filter((w) => picked.includes(w)),
     log,
   };
   const skip = new Set(a.skip!.split(',').filter(Boolean));
@@ -126,7 +132,7 @@ async function main(): Promise<void> {
   res.data.push(summary(main));
   const plan = planFor('main', quick);
   const workloads = buildWorkloads(plan, { count: queryCount, pageWalkCount: quick ? 100 : 1000 });
-  for (const w of WORKLOADS) res.workloads.push({ name: w, text: WORKLOAD_TEXT[w], queries: workloads[w].length });
+  for (const w of ctx.workloads) res.workloads.push({ name: w, text: WORKLOAD_TEXT[w], queries: workloads[w].length });
 
   const wrkSide = { ...(serverCpus === undefined ? {} : { serverCpus }), ...(otherCpus === undefined ? {} : { wrkCpus: otherCpus }) };
   if (!skip.has('throughput')) {

@@ -12,7 +12,10 @@ import { findProduct } from '../src/catalog/products.js';
 /** Concurrent backtest loops of walk-forward-loop (one per benchmark connection). */
 const LOOPS = 64;
 
-export const WORKLOADS: readonly WorkloadName[] = ['walk-forward-series', 'walk-forward-loop', 'walk-forward-dataset', 'latest', 'page-walk'];
+/** Distinct queries of `repeated`: their answers (~35 KB each) fit pitcache's default 64 MiB response cache. */
+const REPEATED = 500;
+
+export const WORKLOADS: readonly WorkloadName[] = ['walk-forward-series', 'walk-forward-loop', 'repeated', 'walk-forward-dataset', 'latest', 'page-walk'];
 
 export const WORKLOAD_TEXT: Record<WorkloadName, string> = {
   'walk-forward-series': 'one series (product filter), date_from = D-90, date_to = as_of = D, default limit',
@@ -20,6 +23,7 @@ export const WORKLOAD_TEXT: Record<WorkloadName, string> = {
   latest: 'latest row of every series, as_of = D on half the queries, none on the rest, limit=10000',
   'page-walk': 'full history (latest=false), as_of = D on half, limit=10000, following next_cursor to the end',
   'walk-forward-loop': `the queries of walk-forward-series as backtest loops send them: ${LOOPS} loops, each over one series stepping D by one day, interleaved`,
+  repeated: `the first ${REPEATED} queries of walk-forward-series, asked over and over in that order: a farm re-running the same backtests`,
 };
 
 const WINDOW_DAYS = 90;
@@ -36,8 +40,10 @@ export function buildWorkloads(plan: DataSetPlan, opts: WorkloadOptions): Record
   const all = plan.datasets;
   const single = all.filter(selectsOneSeries);
   if (single.length === 0) throw new Error(`data set ${plan.name} has no dataset whose filters select one series`);
+  const series = make(opts.count, `${seed}/a`, single, (p, r) => ({ ...window(p, r), ...filterOf(p, r.int(0, p.series.length - 1)) }));
   return {
-    'walk-forward-series': make(opts.count, `${seed}/a`, single, (p, r) => ({ ...window(p, r), ...filterOf(p, r.int(0, p.series.length - 1)) })),
+    'walk-forward-series': series,
+    repeated: series.slice(0, REPEATED),
     'walk-forward-dataset': make(opts.count, `${seed}/b`, all, (p, r) => ({ ...window(p, r), limit: '10000' })),
     latest: make(opts.count, `${seed}/c`, all, (p, r): Record<string, string> =>
       r.chance(0.5) ? { as_of: decision(p, r), limit: '10000' } : { limit: '10000' },

@@ -16,7 +16,9 @@ export type WorkloadName =
   /** (d) full history, latest=false, limit=10000, following next_cursor to the end */
   | 'page-walk'
   /** (a) as backtest loops send it: 64 loops, each stepping D by one day over one series */
-  | 'walk-forward-loop';
+  | 'walk-forward-loop'
+  /** (a)'s first 500 queries, asked again and again: a farm re-running the same backtests (pitcache's response cache) */
+  | 'repeated';
 
 /**
  * One request as the HTTP API would receive it: `GET /{dataset}?{params}`. The params are the

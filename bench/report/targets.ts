@@ -41,24 +41,38 @@ export function evaluateTargets(res: BenchResults): { checks: TargetCheck[]; mar
     });
   }
 
-  // Issue 11: each pitcache workload against its own ceiling (same run, same workers, same script).
+  // Issue 11: each pitcache workload against its own ceiling (same run, same workers, same
+  // script). Every pitcache variant is its own candidate, judged by its share in the
+  // interleaved rounds: picking the variant by its separate run's req/s (as for DuckDB
+  // above) would pick by the VM's drift. The first one shown meets the target, or comes
+  // closest; the others follow, so none is hidden.
   for (const [w, share, p99x] of [
     ['walk-forward-series', 0.6, 2],
     ['walk-forward-loop', 0.8, null],
+    ['repeated', 0.9, null],
   ] as const) {
-    const b = bestPitcache(res, w);
-    const alt = b === null ? undefined : res.alternatives.find((a) => a.name === b.name);
-    const c = alt?.ceilings?.[w];
     const label = `${w} >= ${share * 100}% of the uWS ceiling's req/s${p99x === null ? '' : ` with p99 <= ${p99x}x the ceiling's`}`;
-    if (b === null || c === undefined || !c.ok) {
+    const candidates = res.alternatives.filter(isPitcache).flatMap((a) => {
+      const r = a.runs[w];
+      const c = a.ceilings?.[w];
+      if (r?.ok !== true || c?.ok !== true) return [];
+      const got = ceilingShare(r, c);
+      return [{ name: a.name, c, ...got, meets: got.share >= share && (p99x === null || got.p99x <= p99x) }];
+    });
+    if (candidates.length === 0) {
       checks.push({ target: label, measured: 'not measured', met: null });
       continue;
     }
-    const { share: got, p99x: p99, paired } = ceilingShare(b.run, c);
+    candidates.sort((x, y) => Number(y.meets) - Number(x.meets) || y.share - x.share);
+    const [b, ...rest] = candidates as [(typeof candidates)[number], ...typeof candidates];
+    const one = (x: (typeof candidates)[number]): string => `${(x.share * 100).toFixed(0)}%, p99 ${x.p99x.toFixed(2)}x`;
     checks.push({
       target: label,
-      measured: `${(got * 100).toFixed(0)}%, p99 ${p99.toFixed(2)}x (${b.name}; ceiling ${Math.round(reqPerSec(c)).toLocaleString('en-US')} req/s, ${c.bodyBytes} B${paired > 0 ? `, ${paired} interleaved rounds` : ''})`,
-      met: got >= share && (p99x === null || p99 <= p99x),
+      measured:
+        `${one(b)} (${b.name}; ceiling ${Math.round(reqPerSec(b.c)).toLocaleString('en-US')} req/s, ${b.c.bodyBytes} B` +
+        `${b.paired > 0 ? `, ${b.paired} interleaved rounds` : ''})` +
+        (rest.length === 0 ? '' : `; ${rest.map((x) => `${one(x)} (${x.name})`).join('; ')}`),
+      met: b.meets,
     });
   }
 

@@ -8,13 +8,15 @@ import type { AlternativeResults, BenchResults, CeilingRun, Outcome, PairedRound
 import { ceilingShare } from '../report/measures.js';
 import { median } from '../lib/stats.js';
 import { meanAnswerBytes } from './ceiling-size.js';
-import { toPath, WORKLOADS } from '../workloads.js';
+import { toPath } from '../workloads.js';
 
 export interface RunContext {
   readonly quick: boolean;
   readonly connections: number;
   readonly durationSec: number;
   readonly warmupSec: number;
+  /** the workloads the throughput section runs, in order (`--workloads`; default all of WORKLOADS) */
+  readonly workloads: readonly WorkloadName[];
   readonly log: (m: string) => void;
 }
 
@@ -60,8 +62,8 @@ export async function runThroughput(
           (e: unknown) => ({ ok: false as const, error: errorText(e) }),
         );
       }
-      await crossCheck(alt, workloads, sample, res);
-      for (const w of WORKLOADS) {
+      await crossCheck(alt, ctx.workloads, workloads, sample, res);
+      for (const w of ctx.workloads) {
         try {
           const r = await alt.run(w, workloads[w], { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
           out.runs[w] = { ok: true, ...r };
@@ -89,9 +91,15 @@ export async function runThroughput(
 }
 
 /** The first queries of each workload, answered by this alternative; totals compared in the report. */
-async function crossCheck(alt: Alternative, workloads: Record<WorkloadName, BenchQuery[]>, n: number, res: BenchResults): Promise<void> {
+async function crossCheck(
+  alt: Alternative,
+  names: readonly WorkloadName[],
+  workloads: Record<WorkloadName, BenchQuery[]>,
+  n: number,
+  res: BenchResults,
+): Promise<void> {
   if (alt.totalRows === undefined) return;
-  for (const w of WORKLOADS) {
+  for (const w of names) {
     for (const q of workloads[w].slice(0, n)) {
       const path = toPath(q);
       let entry = res.crossChecks.find((c) => c.path === path);
