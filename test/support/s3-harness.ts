@@ -103,9 +103,9 @@ export class LogCapture implements LogSink {
   write(chunk: string): void {
     for (const line of chunk.split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
   }
-  /** Lines that report a failure of one dataset with exactly this reason. */
-  failures(dataset: string, reason: string): Array<Record<string, unknown>> {
-    return this.lines.filter((l) => l['dataset'] === dataset && l['reason'] === reason);
+  /** Lines that report a failure of one dataset with exactly this reason (from line `from` on). */
+  failures(dataset: string, reason: string, from = 0): Array<Record<string, unknown>> {
+    return this.lines.slice(from).filter((l) => l['dataset'] === dataset && l['reason'] === reason);
   }
 }
 
