@@ -6,6 +6,7 @@ import type { AlternativeResults, BenchResults, CeilingRun } from '../bench/repo
 import { evaluateTargets } from '../bench/report/targets.js';
 import { ceilingShare } from '../bench/report/measures.js';
 import { median } from '../bench/lib/stats.js';
+import { sumOfSlices } from '../bench/sections/throughput.js';
 
 const run = (requests: number, seconds: number, p99Ms: number): RunResult => ({ requests, seconds, p50Ms: p99Ms / 2, p99Ms, rows: requests, errors: 0 });
 
@@ -114,5 +115,12 @@ describe("evaluateTargets: issue 11's shares", () => {
     const res = results([pitcache('pitcache (uWS, 1 worker)', run(1, 1, 1), [[1, 1, 1]])]);
     const repeated = evaluateTargets(res).checks.find((c) => c.target.startsWith('repeated >='))!;
     expect(repeated).toEqual({ target: "repeated >= 90% of the uWS ceiling's req/s", measured: 'not measured', met: null });
+  });
+});
+
+describe('sumOfSlices (the ceiling row of an interleaved run)', () => {
+  it('sums counts and seconds, and takes the slices’ median latencies', () => {
+    const slices = [run(100, 10, 4), run(300, 10, 9), run(200, 10, 5)].map((r, i) => ({ ...r, errors: i }));
+    expect(sumOfSlices(slices)).toEqual({ requests: 600, seconds: 30, rows: 600, errors: 3, p50Ms: 2.5, p99Ms: 5 });
   });
 });

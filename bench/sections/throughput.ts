@@ -146,7 +146,6 @@ async function ceilingRun(
     const slice = { connections: ctx.connections, durationSec: Math.max(1, Math.round(ctx.durationSec / PAIRED_ROUNDS)), warmupSec: 0 };
     // the ceiling's warm-up; pitcache is warm from its own run
     await c.run(w, queries, { ...slice, durationSec: ctx.warmupSec });
-    const paired: PairedRound[] = [];
     // page-walk follows cursors (wrk's walk mode), which a fixed body has none of: its share
     // compares unlike requests anyway, and its seconds-long tails make every slice wait for
     // the last one's backlog; one ceiling run, as before the rounds, is enough there.
@@ -155,6 +154,7 @@ async function ceilingRun(
       ctx.log(`  ceiling for ${w} (${bodyBytes} B): ${(r.requests / r.seconds).toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(2)} ms`);
       return { ok: true, ...r, bodyBytes };
     }
+    const paired: PairedRound[] = [];
     for (let i = 0; i < PAIRED_ROUNDS; i++) {
       if (i % 2 === 0) {
         const pitcache = await alt.run(w, queries, slice);
@@ -179,7 +179,7 @@ async function ceilingRun(
 }
 
 /** A run made of slices: counts summed, latencies the slices' medians (their histograms are not kept). */
-function sumOfSlices(runs: readonly RunResult[]): RunResult {
+export function sumOfSlices(runs: readonly RunResult[]): RunResult {
   const total = (pick: (r: RunResult) => number): number => runs.reduce((a, r) => a + pick(r), 0);
   return {
     requests: total((r) => r.requests),
