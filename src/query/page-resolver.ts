@@ -114,18 +114,6 @@ export class PageResolver {
     const from = q.dateFrom ?? -2147483648;
     const to = q.dateTo ?? 2147483646;
 
-    let total = resume?.total ?? -1;
-    if (total < 0) {
-      total = 0;
-      for (let i = 0; i < m; i++) {
-        const s = series[i]!;
-        const lo = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, from);
-        const hi = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, to + 1);
-        if (t === Infinity) total += hi - lo;
-        else for (let k = lo; k < hi; k++) if (keyThr[k]! <= t) total++;
-      }
-    }
-
     // Each series' run of keys from the cursor on: [head, end).
     const { head, end } = this;
     for (let i = 0; i < m; i++) {
@@ -139,6 +127,20 @@ export class PageResolver {
       head[i] = lowerBoundDate(keyDate, seriesKeyStart[s]!, end[i]!, startDate);
     }
     const count = m <= SWEEP_MAX_SERIES ? this.sweep(table, m, t, q.limit) : this.heapMerge(table, m, t, q.limit);
+    // A first page that is not full took every key in range that is visible under t, which
+    // is what total counts: the counting pass is only needed when more may follow (a
+    // walk-forward loop's windows always fit in one page, and skip it).
+    let total = resume?.total ?? (count < q.limit ? count : -1);
+    if (total < 0) {
+      total = 0;
+      for (let i = 0; i < m; i++) {
+        const s = series[i]!;
+        const lo = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, from);
+        const hi = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, to + 1);
+        if (t === Infinity) total += hi - lo;
+        else for (let k = lo; k < hi; k++) if (keyThr[k]! <= t) total++;
+      }
+    }
     return this.finish(table, count, total, resume?.offset ?? 0);
   }
 
