@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeHead } from '../src/format/encoded-body.js';
 import type { PageMeta } from '../src/format/resolved-page.js';
 import { HEAD_PAGE_BYTES, HeadArena } from '../src/server/head-arena.js';
+import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
 import { rng } from './support/rng.js';
 
@@ -80,21 +81,24 @@ describe('HeadArena (the response cache bytes: fixed pages, allocated once)', ()
   });
 });
 
+/** A JSON request for `canonical` (the cache's key; everything else fixed). */
+const key = (canonical: string): RequestKey => new RequestKey().fill('gbsi_eu/system_stress', 1, canonical, 'json', '*', null, null);
+
 describe('ResponseCache over its HeadArena', () => {
   it('evicts least recently used heads when whole pages run out before the byte bound', () => {
     // 4 pages; heads of 1,000 bytes count about 1,300 bytes against the bound (room for 12), but take a page each.
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const heads = Array.from({ length: 6 }, (_, i) => bytesOf(1000, i));
     for (let i = 0; i < 6; i++) {
-      cache.set(`k${i}`, 'gbsi_eu/system_stress', heads[i]!, META, null);
-      if (i === 3) expect(cache.get('k0')).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
+      cache.set(key(`k${i}`), heads[i]!, META, null);
+      if (i === 3) expect(cache.get(key('k0'))).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
     }
     const s = cache.stats();
     expect(s).toMatchObject({ stores: 6, evictions: 2, entries: 4 });
-    expect(cache.get('k1')).toBeUndefined();
-    expect(cache.get('k2')).toBeUndefined();
+    expect(cache.get(key('k1'))).toBeUndefined();
+    expect(cache.get(key('k2'))).toBeUndefined();
     for (const k of [0, 3, 4, 5]) {
-      const hit = cache.get(`k${k}`)!;
+      const hit = cache.get(key(`k${k}`))!;
       const out = new Uint8Array(hit.bytes);
       cache.copyHead(hit, out);
       expect(out).toEqual(heads[k]);
@@ -105,9 +109,9 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const plain = bytesOf(3000, 1);
     const encoded = encodeHead(plain, 'gzip');
-    for (let round = 0; round < 10; round++) cache.set('same', 'gbsi_eu/system_stress', round % 2 === 0 ? plain : encoded, META, null);
+    for (let round = 0; round < 10; round++) cache.set(key('same'), round % 2 === 0 ? plain : encoded, META, null);
     expect(cache.stats()).toMatchObject({ stores: 10, evictions: 0, entries: 1 });
-    const hit = cache.get('same')!;
+    const hit = cache.get(key('same'))!;
     expect(hit.encoding).toBe('gzip');
     if (hit.encoding !== 'gzip') return;
     expect({ crc: hit.crc, length: hit.length, bytes: hit.bytes }).toEqual({ crc: encoded.crc, length: 3000, bytes: encoded.bytes.byteLength });
@@ -115,7 +119,7 @@ describe('ResponseCache over its HeadArena', () => {
     cache.copyHead(hit, out);
     expect(out).toEqual(new Uint8Array(encoded.bytes));
     // Three more 3,000-byte heads fit in the 3 pages the replaced entries gave back.
-    for (let i = 0; i < 3; i++) cache.set(`other${i}`, 'gbsi_eu/system_stress', plain, META, null);
+    for (let i = 0; i < 3; i++) cache.set(key(`other${i}`), plain, META, null);
     expect(cache.stats()).toMatchObject({ evictions: 0, entries: 4 });
   });
 });

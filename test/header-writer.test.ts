@@ -3,6 +3,7 @@ import { etagOf, ifNoneMatchHits, writeEtag } from '../src/format/etag.js';
 import { fnv1a } from '../src/query/hash.js';
 import { HeaderWriter } from '../src/format/header-writer.js';
 import { headerBlockPairs, ownedBlock } from '../src/http/header-block.js';
+import { normalisedText, RequestKey } from '../src/server/request-key.js';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 
@@ -75,8 +76,10 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
   });
 
   it('the ETag is the generation and two FNV-1a hashes of dataset U+0001 normalised request: stable across versions, so clients keep their 304s', () => {
-    const text = 'pemi/grid_stress\u0001q|json|*|br|';
-    expect(etagOf('pemi/grid_stress', 7, 'q|json|*|br|')).toBe(`W/"g7-${fnv1a(text).toString(36)}${fnv1a(text, 0x9e3779b9).toString(36)}"`);
+    const key = new RequestKey().fill('pemi/grid_stress', 7, 'q', 'json', '*', 'br', null);
+    const text = 'pemi/grid_stress\u0001q\u0001json\u0001*\u0001br\u0001';
+    expect(`pemi/grid_stress\u0001${normalisedText(key)}`).toBe(text);
+    expect(etagOf(key)).toBe(`W/"g7-${fnv1a(text).toString(36)}${fnv1a(text, 0x9e3779b9).toString(36)}"`);
   });
 
   it('If-None-Match: `*` with spaces around it, and a strong tag compared as sent', () => {
@@ -87,15 +90,15 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
   });
 
   it('writeEtag writes exactly etagOf: the 304 check compares the string, every answer carries the digits', () => {
-    const cases: Array<[string, number, string]> = [
-      ['pemi/grid_stress', 7, 'q|json|*|br|'],
-      ['gbsi_eu/system_stress', 0, ''],
-      ['glmi/marginality', 4_294_967_295, 'a\u0001b\u0001\u00e9'],
+    const keys = [
+      new RequestKey().fill('pemi/grid_stress', 7, 'q', 'json', '*', 'br', null),
+      new RequestKey().fill('gbsi_eu/system_stress', 0, '', '', '', null, null),
+      new RequestKey().fill('glmi/marginality', 4_294_967_295, 'a\u0001b\u0001\u00e9', 'csv', 'a,b', 'gzip', 'Q1'),
     ];
-    for (const [dataset, generation, normalised] of cases) {
+    for (const key of keys) {
       const h = new HeaderWriter();
-      writeEtag(h, dataset, generation, normalised);
-      expect(headerBlockPairs(h.block())).toEqual([['etag', etagOf(dataset, generation, normalised)]]);
+      writeEtag(h, key);
+      expect(headerBlockPairs(h.block())).toEqual([['etag', etagOf(key)]]);
     }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PageMeta } from '../src/format/resolved-page.js';
-import { normalisedText, ResponseCache, responseKey } from '../src/server/response-cache.js';
+import { RequestKey } from '../src/server/request-key.js';
+import { ResponseCache } from '../src/server/response-cache.js';
 
 /**
  * ResponseCache's admission on its own, driven as a data endpoint drives it (get, and on a
@@ -28,34 +29,40 @@ const encoder = new TextEncoder();
 const scratch = new Uint8Array(BODY);
 const readBack = new Uint8Array(BODY);
 
-/** A head whose bytes start with its key: a hit that served another key's bytes would show. */
-function head(key: string): Uint8Array {
+/** A JSON request of `dataset` and generation, all columns, identity: only the canonical query varies. */
+const rk = (canonical: string, dataset = A, generation = 1): RequestKey => new RequestKey().fill(dataset, generation, canonical, 'json', '*', null, null);
+
+/** What a key's head and meta are marked with: a hit that served another key's bytes would show. */
+const mark = (key: RequestKey): string => `${key.dataset}|${key.generation}|${key.canonical}`;
+
+function head(key: RequestKey): Uint8Array {
   scratch.fill(0);
-  encoder.encodeInto(key, scratch);
+  encoder.encodeInto(mark(key), scratch);
   return scratch;
 }
 
 /** One request: look up, and on a miss offer the rendered head. True on a hit. */
-function ask(cache: ResponseCache, key: string, dataset = A, generation = 1): boolean {
+function ask(cache: ResponseCache, key: RequestKey): boolean {
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.copyHead(hit, readBack);
     // Buffer.equals, not toEqual: a deep compare of 32 KiB per hit would take minutes here.
-    if (!Buffer.from(readBack.buffer).equals(head(key))) expect.fail(`a hit for ${key} served other bytes`);
-    expect(hit.meta.productId).toBe(key);
+    if (!Buffer.from(readBack.buffer).equals(head(key))) expect.fail(`a hit for ${mark(key)} served other bytes`);
+    expect(hit.meta.productId).toBe(mark(key));
     return true;
   }
-  cache.admit(key, dataset, head(key), meta(key, generation), null);
+  cache.admit(key, head(key), meta(mark(key), key.generation), null);
   return false;
 }
 
 /** Keys of one length (a 4-letter tag, 5 digits), so every entry counts the same against the bound. */
-const keys = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `${A}\u00011\u0001series=${tag}${String(i).padStart(5, '0')}`);
+const keys = (n: number, tag: string, dataset = A, generation = 1): RequestKey[] =>
+  Array.from({ length: n }, (_, i) => rk(`series=${tag}${String(i).padStart(5, '0')}`, dataset, generation));
 
 /** Entries of one BODY and one such key that fit the bound: 32 KiB + 2 bytes per key char + 256 each (response-cache.ts). */
 const CAPACITY = Math.floor(CACHE_BYTES / (BODY + 2 * keys(1, 'xxxx')[0]!.length + 256));
 
-function sweep(cache: ResponseCache, set: readonly string[], rounds: number): number {
+function sweep(cache: ResponseCache, set: readonly RequestKey[], rounds: number): number {
   let hits = 0;
   for (let r = 0; r < rounds; r++) for (const k of set) if (ask(cache, k)) hits++;
   return hits;
@@ -103,9 +110,9 @@ describe('response cache admission (TinyLFU)', () => {
   });
 
   /** A full cache of `set`'s keys (kept unconditionally, as an off-thread encoding is), each then asked for `asks` times. */
-  function full(set: readonly string[], asks: number): ResponseCache {
+  function full(set: readonly RequestKey[], asks: number): ResponseCache {
     const cache = new ResponseCache(CACHE_BYTES);
-    for (const k of set) cache.set(k, A, head(k), meta(k, 1), null);
+    for (const k of set) cache.set(k, head(k), meta(mark(k), 1), null);
     for (let r = 0; r < asks; r++) for (const k of set) expect(ask(cache, k)).toBe(true);
     expect(cache.stats()).toMatchObject({ entries: CAPACITY, evictions: 0 });
     return cache;
@@ -129,15 +136,15 @@ describe('response cache admission (TinyLFU)', () => {
   it("gives a newer generation's answers the places of the same dataset's older ones, however hot those were", () => {
     const gen1 = keys(CAPACITY, 'qqqq');
     const cache = full(gen1, 10);
-    const other = gen1.map((k) => k.replace(A, B));
-    for (let r = 0; r < 3; r++) for (const k of other) ask(cache, k, B, 2);
+    const other = keys(CAPACITY, 'qqqq', B, 2);
+    for (let r = 0; r < 3; r++) for (const k of other) ask(cache, k);
     // Another dataset's answers, asked for 3 times, do not displace answers asked for 10
     // times (but for a few whose counters all collide with hot keys': a sketch reads high).
     expect(cache.stats().rejected).toBeGreaterThan(1.8 * CAPACITY);
     expect(other.filter((k) => cache.get(k) !== undefined).length).toBeLessThan(0.02 * CAPACITY);
     const sneaked = other.filter((k) => cache.get(k) !== undefined).length;
-    const gen2 = gen1.map((k) => k.replace('\u00011\u0001', '\u00012\u0001'));
-    for (let r = 0; r < 3; r++) for (const k of gen2) ask(cache, k, A, 2);
+    const gen2 = keys(CAPACITY, 'qqqq', A, 2);
+    for (let r = 0; r < 3; r++) for (const k of gen2) ask(cache, k);
     // Asked for 3 times against answers asked for 10: kept all the same, in the old ones' places.
     expect(gen1.filter((k) => cache.get(k) !== undefined)).toEqual([]);
     expect(gen2.filter((k) => cache.get(k) !== undefined).length).toBe(CAPACITY - sneaked);
@@ -149,12 +156,12 @@ describe('response cache admission (TinyLFU)', () => {
     const big = new Uint8Array(256 * 1024);
     const cache = new ResponseCache(CACHE_BYTES);
     const set = keys(63, 'hots');
-    for (const k of set) cache.set(k, A, big, meta(k, 1), null);
+    for (const k of set) cache.set(k, big, meta(mark(k), 1), null);
     for (let r = 0; r < 16; r++) for (const k of set) expect(cache.get(k)).toBeDefined();
     const warm = keys(1, 'newc')[0]!;
     let asks = 0;
     while (cache.get(warm) === undefined && asks < 2000) {
-      cache.admit(warm, A, big, meta(warm, 1), null);
+      cache.admit(warm, big, meta(mark(warm), 1), null);
       asks++;
     }
     // Only the 1-in-128 draw, from the 6th count on, lets it in: not at once (a fair draw
@@ -167,17 +174,17 @@ describe('response cache admission (TinyLFU)', () => {
   it('fills to exactly its bound without comparing: the last answer that fits is kept as the first was', () => {
     // Entries of exactly 32,768 bytes by the bound (body + 2 per key char + 256) and 8 pages
     // each: 4 fill both the byte bound and the arena's 32 pages to the last byte.
-    const key = (i: number): string => keys(1, `exa${i}`)[0]!;
+    const key = (i: number): RequestKey => keys(1, `exa${i}`)[0]!;
     const bytes = 32_768 - 2 * key(0).length - 256;
     const cache = new ResponseCache(4 * 32_768);
-    for (let r = 0; r < 2; r++) for (let i = 0; i < 4; i++) cache.admit(key(i), A, new Uint8Array(bytes), meta(key(i), 1), null);
+    for (let r = 0; r < 2; r++) for (let i = 0; i < 4; i++) cache.admit(key(i), new Uint8Array(bytes), meta('exa', 1), null);
     expect(cache.stats()).toMatchObject({ stores: 4, entries: 4, rejected: 0, evictions: 0, tooLarge: 0 });
     // One head as large as the whole bound is kept too (alone), and one byte more never.
     const whole = new ResponseCache(32_768);
-    for (let r = 0; r < 2; r++) whole.admit(key(0), A, new Uint8Array(bytes), meta(key(0), 1), null);
+    for (let r = 0; r < 2; r++) whole.admit(key(0), new Uint8Array(bytes), meta('exa', 1), null);
     expect(whole.stats()).toMatchObject({ stores: 1, tooLarge: 0 });
-    for (let r = 0; r < 2; r++) whole.admit(key(1), A, new Uint8Array(bytes + 1), meta(key(1), 1), null);
-    whole.set(key(2), A, new Uint8Array(bytes + 1), meta(key(2), 1), null);
+    for (let r = 0; r < 2; r++) whole.admit(key(1), new Uint8Array(bytes + 1), meta('exa', 1), null);
+    whole.set(key(2), new Uint8Array(bytes + 1), meta('exa', 1), null);
     expect(whole.stats()).toMatchObject({ stores: 1, tooLarge: 2, entries: 1 });
     expect(whole.get(key(0))).toBeDefined();
   });
@@ -186,21 +193,11 @@ describe('response cache admission (TinyLFU)', () => {
     const cache = new ResponseCache(CACHE_BYTES);
     sweep(cache, keys(600, 'fill'), 2);
     const encoded = keys(1, 'encd')[0]!;
-    cache.set(encoded, A, head(encoded), meta(encoded, 1), null);
+    cache.set(encoded, head(encoded), meta(mark(encoded), 1), null);
     expect(ask(cache, encoded)).toBe(true);
     const huge = new Uint8Array(CACHE_BYTES);
-    for (let i = 0; i < 3; i++) cache.admit('huge', A, huge, meta('huge', 1), null);
-    expect(cache.get('huge')).toBeUndefined();
+    for (let i = 0; i < 3; i++) cache.admit(rk('huge'), huge, meta('huge', 1), null);
+    expect(cache.get(rk('huge'))).toBeUndefined();
     expect(cache.stats().tooLarge).toBe(2);
-  });
-});
-
-describe('response cache keys', () => {
-  it('join dataset, generation and every part of the normalised request with U+0001, absent parts empty', () => {
-    const plain = normalisedText({ canonical: 'c', format: 'json', columns: '*', encoding: null, cursor: null });
-    expect(plain).toBe('c\u0001json\u0001*\u0001\u0001');
-    const full = normalisedText({ canonical: 'c', format: 'csv', columns: 'a,b', encoding: 'gzip', cursor: 'Q1' });
-    expect(full).toBe('c\u0001csv\u0001a,b\u0001gzip\u0001Q1');
-    expect(responseKey(A, 7, plain)).toBe(`${A}\u00017\u0001${plain}`);
   });
 });

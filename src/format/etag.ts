@@ -1,9 +1,15 @@
-import { fnv1a } from '../query/hash.js';
 import type { HeaderWriter } from './header-writer.js';
 
-/** The second hash's seed: two 32-bit hashes make collisions between live answers negligible. */
-const SEED_B = 0x9e3779b9;
-const FNV_OFFSET = 0x811c9dc5;
+/**
+ * What a weak ETag names: the generation, in clear, and the two 32-bit hashes of the
+ * normalised request (server/request-key.ts: FNV-1a of `${dataset}\u0001${normalised text}`
+ * from two seeds; two make collisions between live answers negligible).
+ */
+export interface EtagSource {
+  readonly generation: number;
+  readonly hashA: number;
+  readonly hashB: number;
+}
 
 /**
  * A weak ETag (contract 9) naming the generation and the normalised request: the canonical
@@ -11,21 +17,14 @@ const FNV_OFFSET = 0x811c9dc5;
  * the per-request metadata (retrieved_at, record_id) differs between two answers with the
  * same rows. The generation is in clear so an operator can read which data a client holds.
  */
-export function etagOf(dataset: string, generation: number, normalised: string): string {
-  return `W/"g${generation}-${etagHash(dataset, normalised, FNV_OFFSET).toString(36)}${etagHash(dataset, normalised, SEED_B).toString(36)}"`;
+export function etagOf(e: EtagSource): string {
+  return `W/"g${e.generation}-${e.hashA.toString(36)}${e.hashB.toString(36)}"`;
 }
 
-/** FNV-1a of `${dataset}\u0001${normalised}` from `seed`, without making that string. */
-function etagHash(dataset: string, normalised: string, seed: number): number {
-  return fnv1a(normalised, fnv1a('\u0001', fnv1a(dataset, seed)));
-}
-
-/** An `etag` header whose value is exactly etagOf(dataset, generation, normalised), written as digits (no string made). */
-export function writeEtag(h: HeaderWriter, dataset: string, generation: number, normalised: string): void {
-  h.start('etag').ascii('W/"g').int(generation).ascii('-');
-  h.base36(etagHash(dataset, normalised, FNV_OFFSET))
-    .base36(etagHash(dataset, normalised, SEED_B))
-    .ascii('"');
+/** An `etag` header whose value is exactly etagOf(e), written as digits (no string made). */
+export function writeEtag(h: HeaderWriter, e: EtagSource): void {
+  h.start('etag').ascii('W/"g').int(e.generation).ascii('-');
+  h.base36(e.hashA).base36(e.hashB).ascii('"');
 }
 
 /** If-None-Match matches (weak comparison, RFC 9110 13.1.2): `*`, or any listed tag equal up to the W/ prefix. */

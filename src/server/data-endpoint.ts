@@ -28,7 +28,8 @@ import type { Generation } from './generation.js';
 import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
 import { ApiError } from '../errors.js';
 import { BodyAssembler } from './body-assembler.js';
-import { normalisedText, ResponseCache, responseKey, type ResponseCacheStats } from './response-cache.js';
+import { RequestKey } from './request-key.js';
+import { ResponseCache, type ResponseCacheStats } from './response-cache.js';
 
 /** What a data request answers, before the transport: a 200 or a 304. */
 export interface DataAnswer {
@@ -130,25 +131,19 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
 
   /** the headers of the answer being written (one block, reused) */
   const hw = new HeaderWriter();
+  /** the normalised request being answered (one, refilled per request) */
+  const key = new RequestKey();
 
   /** vary, etag and cache-control: what a 304 carries too. */
-  function validators(slotId: string, generation: number, normalised: string, immutable: boolean): void {
+  function validators(k: RequestKey, immutable: boolean): void {
     hw.reset();
     hw.start('vary').ascii('Accept, Accept-Encoding');
-    writeEtag(hw, slotId, generation, normalised);
+    writeEtag(hw, k);
     if (immutable) hw.start('cache-control').ascii(IMMUTABLE);
   }
 
-  function headers(
-    meta: PageMeta,
-    req: HttpRequest,
-    slotId: string,
-    generation: number,
-    normalised: string,
-    encoding: Encoding | null,
-    immutable: boolean,
-  ): HeaderBlock {
-    validators(slotId, generation, normalised, immutable);
+  function headers(meta: PageMeta, req: HttpRequest, k: RequestKey, encoding: Encoding | null, immutable: boolean): HeaderBlock {
+    validators(k, immutable);
     if (encoding !== null) hw.start('content-encoding').ascii(encoding);
     writeEnvelopeHeaders(hw, meta, dataAgeHours(meta, clock.now() * 1000), req.path, req.rawQuery);
     return hw.block();
@@ -211,11 +206,11 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       table.seriesKey,
     );
     let encoding = negotiateEncoding(req.acceptEncoding);
-    const normalised = normalisedText({ canonical: pinned.canonical, format, columns: projectionKey(projection), encoding, cursor: pinned.cursor });
+    key.fill(slot.id, gen.number, pinned.canonical, format, projectionKey(projection), encoding, pinned.cursor);
     const writer = writers[format];
     // The ETag as a string only for a conditional request; every answer writes it as digits.
-    if (req.ifNoneMatch !== '' && ifNoneMatchHits(req.ifNoneMatch, etagOf(slot.id, gen.number, normalised))) {
-      validators(slot.id, gen.number, normalised, immutable);
+    if (req.ifNoneMatch !== '' && ifNoneMatchHits(req.ifNoneMatch, etagOf(key))) {
+      validators(key, immutable);
       return {
         status: 304,
         headerBlock: hw.block(),
@@ -231,15 +226,15 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     // static-dictionary references into copies of the prefix): such answers are written and
     // compressed whole, per request, and never cached.
     const wholeBr = writer.prefixed && encoding === 'br';
-    const cacheKey = cache === null || wholeBr ? null : responseKey(slot.id, gen.number, normalised);
-    const hit = cacheKey === null ? undefined : cache!.get(cacheKey);
+    const cached = cache !== null && !wholeBr;
+    const hit = cached ? cache.get(key) : undefined;
     if (hit !== undefined) {
       out.reset();
       writer.writePrefix(out, hit.meta, hit.shape, stamp);
       writeSuffix(writer, hit.meta, stamp);
       return {
         status: 200,
-        headerBlock: headers(hit.meta, req, slot.id, gen.number, normalised, hit.encoding, immutable),
+        headerBlock: headers(hit.meta, req, key, hit.encoding, immutable),
         contentType: writer.contentType,
         body: bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view()),
         rows: hit.meta.count,
@@ -259,18 +254,20 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
       const owned = Buffer.from(bytes);
       const enc = encoding;
+      // Other requests refill `key` while this one is encoded.
+      const ownKey = key.copy();
       return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
-        if (cacheKey !== null) cache!.set(cacheKey, slot.id, encoded, meta, shape);
+        if (cached) cache.set(ownKey, encoded, meta, shape);
         writeSuffix(writer, meta, stamp);
         const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
-        const headerBlock = ownedBlock(headers(meta, req, slot.id, gen.number, normalised, enc, immutable));
+        const headerBlock = ownedBlock(headers(meta, req, ownKey, enc, immutable));
         return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
       });
     }
     // No prefix (JSON, CSV): no view made.
     const middle = split === 0 ? bytes : bytes.subarray(split);
     const head = encoding === null ? middle : encodeHead(middle, encoding);
-    if (cacheKey !== null) cache!.admit(cacheKey, slot.id, head, meta, shape);
+    if (cached) cache.admit(key, head, meta, shape);
     let body: Uint8Array;
     if (head instanceof Uint8Array) {
       // Identity: the suffix goes right after the middle (already kept by the cache, so
@@ -284,7 +281,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     }
     return {
       status: 200,
-      headerBlock: headers(meta, req, slot.id, gen.number, normalised, encoding, immutable),
+      headerBlock: headers(meta, req, key, encoding, immutable),
       contentType: writer.contentType,
       body,
       rows: meta.count,

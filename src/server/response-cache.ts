@@ -1,49 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import type { PageMeta } from '../format/resolved-page.js';
-import { fnv1a } from '../query/hash.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HeadArena } from './head-arena.js';
-
-/**
- * A data request after normalisation: everything that decides the bytes of an answer's
- * cacheable middle (format-writer.ts). Two requests with equal parts get the same middle
- * (the per-request prefix and suffix, with retrieved_at, record_id, data_age_hours, are
- * written per request).
- */
-export interface NormalisedRequest {
-  /** `product/dataset` */
-  readonly dataset: string;
-  /** the generation answering: a key names one generation, so an entry never outlives or crosses one */
-  readonly generation: number;
-  /** the query's canonical form: every parameter but cursor, format and columns, normalised (parse-query.ts) */
-  readonly canonical: string;
-  /** the writer's format: `json`, `csv`, `arrow` */
-  readonly format: string;
-  /** the stored columns written: projectionKey (`*` for all) */
-  readonly columns: string;
-  /** the content coding of the middle; null for identity */
-  readonly encoding: string | null;
-  readonly cursor: string | null;
-}
-
-/**
- * The normalised request as text, without dataset and generation: what the weak ETag
- * hashes (with them, etag.ts) and the response cache's key ends with. Parts are joined by
- * U+0001, which none holds (a canonical query joins its own parts with U+0001 too, at
- * fixed positions; the parts after it come from fixed vocabularies or base64url).
- */
-export function normalisedText(r: Omit<NormalisedRequest, 'dataset' | 'generation'>): string {
-  return `${r.canonical}\u0001${r.format}\u0001${r.columns}\u0001${r.encoding ?? ''}\u0001${r.cursor ?? ''}`;
-}
-
-/**
- * The response cache's key: dataset, generation, then the normalised text. The canonical
- * text itself, not a hash, is in the key, so two requests never share an entry.
- */
-export function responseKey(dataset: string, generation: number, normalised: string): string {
-  return `${dataset}\u0001${generation}\u0001${normalised}`;
-}
+import type { RequestKey } from './request-key.js';
 
 /**
  * A kept head, an answer's cacheable middle: its bytes live in the cache's HeadArena (a
@@ -58,17 +18,15 @@ interface KeptHead {
   readonly meta: PageMeta;
   /** the writer's shapeOf(view) (FormatWriter): owned, no table data */
   readonly shape: unknown;
-  /** fnv1a of the key: its counters in the frequency sketch, when this entry is the one a newcomer would evict */
-  readonly hash: number;
-  /** `product/dataset` (with meta.generation: a newer generation's answer always takes this entry's place) */
-  readonly dataset: string;
+  /** the request it answers (its own copy), told apart from another whose key collides with it (RequestKey.matches) */
+  readonly key: RequestKey;
 }
 
 /** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
 export type CachedHead = (KeptHead & { readonly encoding: null }) | (KeptHead & { readonly encoding: Encoding; readonly crc: number; readonly length: number });
 
-/** What an entry counts against the bound: its bytes, its key (UTF-16) and about what its LRU node, entry and meta take. */
-function entrySize(bytes: number, key: string): number {
+/** What an entry counts against the bound: its bytes, its key's text (UTF-16) and about what its LRU node, entry and meta take. */
+function entrySize(bytes: number, key: RequestKey): number {
   return bytes + 2 * key.length + 256;
 }
 
@@ -92,8 +50,10 @@ export interface ResponseCacheStats {
 }
 
 /**
- * Heads of repeated answers, byte-bounded LRU, keyed by responseKey, so an entry can never
- * outlive or cross a generation or serve another format, projection or coding. One per
+ * Heads of repeated answers, byte-bounded LRU, filed under RequestKey.slot and served only
+ * to the very request they answer (RequestKey.matches: dataset, generation and every part
+ * of the normalised request), so an entry can never outlive or cross a generation or serve
+ * another format, projection or coding. Keys that collide take each other's place. One per
  * serving thread, in front of the data endpoints; a hit skips resolve and writing, only the
  * tail is written.
  *
@@ -114,7 +74,7 @@ export interface ResponseCacheStats {
  * taking back), so those were never cached at all.
  */
 export class ResponseCache {
-  private readonly lru: LRUCache<string, CachedHead>;
+  private readonly lru: LRUCache<number, CachedHead>;
   private readonly arena: HeadArena;
   private readonly frequency: FrequencySketch;
   private hits = 0;
@@ -129,9 +89,9 @@ export class ResponseCache {
 
   constructor(private readonly maxBytes: number) {
     this.arena = new HeadArena(maxBytes);
-    this.lru = new LRUCache<string, CachedHead>({
+    this.lru = new LRUCache<number, CachedHead>({
       maxSize: maxBytes,
-      sizeCalculation: (v, k) => entrySize(v.bytes, k),
+      sizeCalculation: (v) => entrySize(v.bytes, v.key),
       // Every way out of the cache (evicted, replaced, deleted) gives its pages back.
       dispose: (v, _k, reason) => {
         this.arena.release(v.first);
@@ -143,13 +103,15 @@ export class ResponseCache {
     this.frequency = new FrequencySketch(Math.ceil(maxBytes / 2048));
   }
 
-  get(key: string): CachedHead | undefined {
-    const e = this.lru.get(key);
-    if (e === undefined) this.misses++;
-    else {
-      this.hits++;
-      this.frequency.increment(e.hash);
+  /** The head kept for this very request, or undefined (a miss: admit what is rendered then). */
+  get(key: RequestKey): CachedHead | undefined {
+    const e = this.lru.get(key.slot);
+    if (e === undefined || !key.matches(e.key)) {
+      this.misses++;
+      return undefined;
     }
+    this.hits++;
+    this.frequency.increment(key.slot);
     return e;
   }
 
@@ -157,8 +119,8 @@ export class ResponseCache {
    * Keeps the entry if its key was asked for before and, when the cache is full, more often
    * than the entry it would evict first (its bytes are copied: `head` may be a reused view).
    */
-  admit(key: string, dataset: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
-    const hash = fnv1a(key);
+  admit(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+    const hash = key.slot;
     if (this.frequency.increment(hash) === 0) {
       this.declined++;
       return;
@@ -167,16 +129,12 @@ export class ResponseCache {
     if (this.tooLargeFor(key, bytes)) return;
     if (!this.hasRoomFor(key, bytes)) {
       const victim = this.lru.rvalues().next().value;
-      if (
-        victim !== undefined &&
-        !this.supersedes(dataset, meta.generation, victim) &&
-        !this.beats(this.frequency.estimate(hash), this.frequency.estimate(victim.hash))
-      ) {
+      if (victim !== undefined && !this.supersedes(key, victim) && !this.beats(this.frequency.estimate(hash), this.frequency.estimate(victim.key.slot))) {
         this.rejected++;
         return;
       }
     }
-    this.store(key, dataset, hash, head, meta, shape);
+    this.store(key, head, meta, shape);
   }
 
   /**
@@ -185,8 +143,8 @@ export class ResponseCache {
    * this, a farm's hot answers would keep their places for several halvings after a
    * refresh, and the new generation's answers would be rendered afresh all that time.
    */
-  private supersedes(dataset: string, generation: number, victim: CachedHead): boolean {
-    return victim.dataset === dataset && victim.meta.generation < generation;
+  private supersedes(key: RequestKey, victim: CachedHead): boolean {
+    return victim.key.dataset === key.dataset && victim.key.generation < key.generation;
   }
 
   /**
@@ -216,34 +174,36 @@ export class ResponseCache {
   }
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
-  set(key: string, dataset: string, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  set(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     if (this.tooLargeFor(key, head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength)) return;
-    this.store(key, dataset, fnv1a(key), head, meta, shape);
+    this.store(key, head, meta, shape);
   }
 
   /** True (and counted) when a head of `bytes` alone exceeds the bound: it is never kept. */
-  private tooLargeFor(key: string, bytes: number): boolean {
+  private tooLargeFor(key: RequestKey, bytes: number): boolean {
     if (entrySize(bytes, key) <= this.maxBytes) return false;
     this.tooLarge++;
     return true;
   }
 
   /** True when a head of `bytes` fits without evicting anything, by the bound and by the arena's pages. */
-  private hasRoomFor(key: string, bytes: number): boolean {
+  private hasRoomFor(key: RequestKey, bytes: number): boolean {
     return this.lru.calculatedSize + entrySize(bytes, key) <= this.maxBytes && this.arena.freePages >= HeadArena.pagesFor(bytes);
   }
 
-  private store(key: string, dataset: string, hash: number, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  private store(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
     const src = head instanceof Uint8Array ? head : head.bytes;
     // Whole pages may hold more than the bytes the bound counts: make room in least-recently-used order.
     const need = HeadArena.pagesFor(src.byteLength);
     while (this.arena.freePages < need && this.lru.size > 0) this.lru.pop();
     const first = this.arena.store(src);
+    const kept = key.copy();
     const entry: CachedHead =
       head instanceof Uint8Array
-        ? { first, bytes: src.byteLength, meta, shape, hash, dataset, encoding: null }
-        : { first, bytes: src.byteLength, meta, shape, hash, dataset, encoding: head.encoding, crc: head.crc, length: head.length };
-    this.lru.set(key, entry);
+        ? { first, bytes: src.byteLength, meta, shape, key: kept, encoding: null }
+        : { first, bytes: src.byteLength, meta, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
+    // Under the slot of a colliding request, this one takes its place (set disposes of it).
+    this.lru.set(kept.slot, entry);
     this.stores++;
   }
 
