@@ -5,8 +5,9 @@
  * row. Run: `npx tsx bench/micro/shared-copy.ts`.
  *
  * Cases, each on both kinds of memory: an Int32 word loop into a DataView (the arena's
- * copy until 2026-11-27), a Float64 word loop into a DataView (RowCache.copyFrom's inner
- * loop since: half the loads, allocates nothing), Uint8Array.set from a
+ * copy until 2026-11-27), a Float64 word loop into a DataView (half the loads, allocates
+ * nothing), the same unrolled by four words (RowCache.copyFrom's loop since the 27th's
+ * afternoon: 5-8% less time per walk-forward-loop request in process), Uint8Array.set from a
  * subarray (native, but a view per row), Buffer.copy (native), and copyWithin inside one
  * buffer (native, no view: possible only if the output lived in the arena's buffer).
  */
@@ -49,6 +50,22 @@ function cases(shared: boolean): Array<[string, () => void]> {
         const [at, p] = next();
         let w = at >> 3;
         let k = 0;
+        for (; k + 8 <= ROW; k += 8) dv.setFloat64(p + k, doubles[w++]!, true);
+        for (; k < ROW; k++) dst[p + k] = bytes[at + k]!;
+      },
+    ],
+    [
+      'double-word loop unrolled by 4 into a DataView',
+      () => {
+        const [at, p] = next();
+        let w = at >> 3;
+        let k = 0;
+        for (; k + 32 <= ROW; k += 32, w += 4) {
+          dv.setFloat64(p + k, doubles[w]!, true);
+          dv.setFloat64(p + k + 8, doubles[w + 1]!, true);
+          dv.setFloat64(p + k + 16, doubles[w + 2]!, true);
+          dv.setFloat64(p + k + 24, doubles[w + 3]!, true);
+        }
         for (; k + 8 <= ROW; k += 8) dv.setFloat64(p + k, doubles[w++]!, true);
         for (; k < ROW; k++) dst[p + k] = bytes[at + k]!;
       },
