@@ -154,6 +154,11 @@ export class PageResolver {
     const { keyDate, keyThr } = table;
     const { head, end, rows } = this;
     let count = 0;
+    if (m === 1) {
+      // One series (a walk-forward loop's window): its run is already in date order.
+      for (let k = head[0]!, e = end[0]!; k < e && count < limit; k++) if (keyThr[k]! <= t) rows[count++] = resolveKey(table, k, t);
+      return count;
+    }
     while (count < limit) {
       let d = 2147483647;
       for (let i = 0; i < m; i++) if (head[i]! < end[i]! && keyDate[head[i]!]! < d) d = keyDate[head[i]!]!;
