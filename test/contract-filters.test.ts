@@ -99,6 +99,15 @@ describe('contract 3: filters', () => {
     expect(await tags('/wrsi/forecast_stress?geography=us')).toEqual([]);
   });
 
+  it('a second filter with a list: any of its values, long lists too (over 8 values: checked through a set of codes), values no row has ignored', async () => {
+    const many = (...real: string[]): string => [...real, ...Array.from({ length: 9 }, (_, i) => `none${i}`)].join(',');
+    expect(await tags('/wrsi/forecast_stress?geography=US&region_type=state,county')).toEqual(['US/county', 'US/state']);
+    expect(await tags('/wrsi/forecast_stress?geography=US,ERCOT&region_type=county,nowhere')).toEqual(['US/county']);
+    expect(await tags(`/wrsi/forecast_stress?geography=US,ERCOT&region_type=${many('state')}`)).toEqual(['ERCOT/state', 'US/state']);
+    expect(await tags(`/wrsi/forecast_stress?geography=US&region_type=${many('county')}`)).toEqual(['US/county']);
+    expect(await tags(`/wrsi/forecast_stress?geography=ERCOT&region_type=${many()}`)).toEqual([]);
+  });
+
   it('wssi_us region_id and region_type filter their columns', async () => {
     expect(await tags('/wssi_us/demand_shock?region_type=iso')).toEqual(['iso/MISO', 'iso/PJM']);
     expect(await tags('/wssi_us/demand_shock?region_id=TX,PJM')).toEqual(['iso/PJM', 'state/TX']);

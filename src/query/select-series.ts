@@ -29,20 +29,43 @@ export function selectSeries(table: Table, index: SeriesValueIndex, filters: rea
   if (filters[0]!.values.length > 1) out.subarray(0, count).sort();
   if (filters.length === 1) return count;
 
-  const rest = filters.slice(1).map((f) => {
-    const col = colOf(f);
-    const accepted = new Set<number>();
-    for (const v of f.values) {
-      const code = col.dict.codeOf.get(v);
-      if (code !== undefined) accepted.add(code);
-    }
-    return { codes: col.codes, accepted };
-  });
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const series = out[i]!;
     const row = table.keyRowStart[table.seriesKeyStart[series]!]!;
-    if (rest.every((c) => c.accepted.has(c.codes[row]!))) out[kept++] = series;
+    let ok = true;
+    for (let c = 1; c < filters.length && ok; c++) ok = accepts(colOf(filters[c]!), filters[c]!.values, row);
+    if (ok) out[kept++] = series;
   }
   return kept;
+}
+
+/** Up to this many values, a clause is checked by comparing strings; above, through a Set of codes. */
+const SCAN_MAX_VALUES = 8;
+
+/**
+ * Whether the series at `row` has one of `values` in `col` (null never matches). A loop's
+ * request names one value per clause: comparing it with the row's dictionary string costs
+ * less than building a Set per request (issue 11: near-zero allocation per request).
+ */
+function accepts(col: StringColumn, values: readonly string[], row: number): boolean {
+  const code = col.codes[row]!;
+  if (values.length > SCAN_MAX_VALUES) return codeSet(col, values).has(code);
+  const v = col.dict.values[code];
+  return v !== undefined && values.includes(v);
+}
+
+/** The codes of `values` in `col` (values absent from the dictionary left out), made once per clause and request. */
+const codeSets = new WeakMap<readonly string[], Set<number>>();
+function codeSet(col: StringColumn, values: readonly string[]): Set<number> {
+  let set = codeSets.get(values);
+  if (set === undefined) {
+    set = new Set<number>();
+    for (const v of values) {
+      const code = col.dict.codeOf.get(v);
+      if (code !== undefined) set.add(code);
+    }
+    codeSets.set(values, set);
+  }
+  return set;
 }
