@@ -192,6 +192,45 @@ describe('Arrow answers from the response cache', () => {
     expect((await raw(BIG)).bytes.length).toBeGreaterThan(256 * 1024);
   });
 
+  it('an answer compressed off the thread keeps its own request while others are answered meanwhile: its ETag, and the entry it leaves', async () => {
+    // A JSON whole history in gzip (over 256 KB: compressed on the thread pool; a new query
+    // each attempt, as it is kept at once) is asked together with small identity pages of
+    // other queries, answered while it is compressed (each refills the thread's request key).
+    const big = (attempt: number): string => `/pemi/grid_stress?latest=false&limit=${10_000 - attempt}&columns=tag&as_of=2026-01-01`;
+    const small = (i: number): string => `/pemi/grid_stress?latest=false&limit=${10 + i}&as_of=2026-01-01`;
+    const alone = await Promise.all(Array.from({ length: 4 }, (_, i) => raw(small(i))));
+    let overlapped = false;
+    for (let attempt = 0; attempt < 10 && !overlapped; attempt++) {
+      const finished: string[] = [];
+      const asks = [big(attempt), ...Array.from({ length: 4 }, (_, i) => small(i))].map((p, i) =>
+        raw(p, i === 0 ? 'gzip' : 'identity').then((r) => {
+          finished.push(p);
+          return r;
+        }),
+      );
+      const [b, ...others] = await Promise.all(asks);
+      overlapped = finished[0] !== big(attempt);
+      expect(b!.headers['content-encoding']).toBe('gzip');
+      expect(zlib.gunzipSync(b!.bytes).length).toBeGreaterThan(256 * 1024);
+      for (const [i, r] of others.entries()) {
+        expect(r.headers['etag'], small(i)).toBe(alone[i]!.headers['etag']);
+        expect(r.headers['content-encoding'], small(i)).toBeUndefined();
+        expect(JSON.parse(r.bytes.toString()).data, small(i)).toEqual(JSON.parse(alone[i]!.bytes.toString()).data);
+      }
+      // Asked again alone, it is served from what it left under its own request: same ETag, same rows.
+      const again = await counted(() => raw(big(attempt), 'gzip'));
+      expect(again.hit, big(attempt)).toBe(1);
+      expect(again.value.headers['etag']).toBe(b!.headers['etag']);
+      expect(JSON.parse(zlib.gunzipSync(again.value.bytes).toString()).data).toEqual(JSON.parse(zlib.gunzipSync(b!.bytes).toString()).data);
+    }
+    expect(overlapped).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      const r = await raw(small(i));
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(r.bytes.toString()).data).toEqual(JSON.parse(alone[i]!.bytes.toString()).data);
+    }
+  });
+
   it('br: Arrow is compressed whole per request and never asks the cache; every answer decodes', async () => {
     const plain = await raw(PAGE);
     for (const path of [PAGE, BIG]) {
