@@ -29,12 +29,18 @@ export function selectSeries(table: Table, index: SeriesValueIndex, filters: rea
   if (filters[0]!.values.length > 1) out.subarray(0, count).sort();
   if (filters.length === 1) return count;
 
+  // Long value lists are checked through a Set of their codes, made once here (only then).
+  const sets = filters.some((f, c) => c > 0 && f.values.length > SCAN_MAX_VALUES) ? filters.map((f) => codeSet(colOf(f), f.values)) : null;
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const series = out[i]!;
     const row = table.keyRowStart[table.seriesKeyStart[series]!]!;
     let ok = true;
-    for (let c = 1; c < filters.length && ok; c++) ok = accepts(colOf(filters[c]!), filters[c]!.values, row);
+    for (let c = 1; c < filters.length && ok; c++) {
+      const col = colOf(filters[c]!);
+      const values = filters[c]!.values;
+      ok = values.length > SCAN_MAX_VALUES ? sets![c]!.has(col.codes[row]!) : accepts(col, values, row);
+    }
     if (ok) out[kept++] = series;
   }
   return kept;
@@ -49,23 +55,16 @@ const SCAN_MAX_VALUES = 8;
  * less than building a Set per request (issue 11: near-zero allocation per request).
  */
 function accepts(col: StringColumn, values: readonly string[], row: number): boolean {
-  const code = col.codes[row]!;
-  if (values.length > SCAN_MAX_VALUES) return codeSet(col, values).has(code);
-  const v = col.dict.values[code];
+  const v = col.dict.values[col.codes[row]!];
   return v !== undefined && values.includes(v);
 }
 
-/** The codes of `values` in `col` (values absent from the dictionary left out), made once per clause and request. */
-const codeSets = new WeakMap<readonly string[], Set<number>>();
+/** The codes of `values` in `col` (values absent from the dictionary left out). */
 function codeSet(col: StringColumn, values: readonly string[]): Set<number> {
-  let set = codeSets.get(values);
-  if (set === undefined) {
-    set = new Set<number>();
-    for (const v of values) {
-      const code = col.dict.codeOf.get(v);
-      if (code !== undefined) set.add(code);
-    }
-    codeSets.set(values, set);
+  const set = new Set<number>();
+  for (const v of values) {
+    const code = col.dict.codeOf.get(v);
+    if (code !== undefined) set.add(code);
   }
   return set;
 }
