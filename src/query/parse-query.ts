@@ -1,8 +1,8 @@
 import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
-import { fnv1a } from './hash.js';
+import { canonicalText } from './canonical-text.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Query } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
 
 const ACCEPTED = ['latest', 'date_from', 'date_to', 'limit', 'cursor', 'as_of', 'generation'];
 const RULES: ParamRules = { accepted: ACCEPTED };
@@ -26,9 +26,15 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   const filters = filterParams(params, product);
 
   const latest = dateFrom === null && !(latestAt >= 0 && params.is(latestAt, 'false'));
-  // Concatenated, not an array joined: the canonical text is the request's one string (cache key, ETag).
-  const canonical =
-    `${product.id}\u0001${dataset}\u0001${latest ? 'L' : 'A'}\u0001${dateFrom ?? ''}\u0001${dateTo ?? ''}\u0001${limit}` +
-    `\u0001${asOfUs ?? ''}\u0001${generation ?? ''}${filterCanonText(filters)}`;
-  return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const t = canonicalText
+    .begin(product.id)
+    .part(dataset)
+    .part(latest ? 'L' : 'A')
+    .num(dateFrom)
+    .num(dateTo)
+    .num(limit)
+    .num(asOfUs)
+    .num(generation)
+    .filters(filters);
+  return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical: t.take(), fingerprint: t.fingerprint };
 }

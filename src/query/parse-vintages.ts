@@ -1,8 +1,8 @@
 import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
-import { fnv1a } from './hash.js';
+import { canonicalText } from './canonical-text.js';
 import type { FilterClause } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterCanonText, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateRange, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
 
 /** `GET /{product}/{dataset}/vintages` after validation (contract 11). */
 export interface VintagesQuery {
@@ -38,7 +38,16 @@ export function parseVintages(rawQuery: string, product: ProductSpec, dataset: s
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical =
-    ['vintages', product.id, dataset, dateFrom ?? '', dateTo ?? '', asOfUs ?? '', release, limit, generation ?? ''].join('\u0001') + filterCanonText(filters);
-  return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const t = canonicalText
+    .begin('vintages')
+    .part(product.id)
+    .part(dataset)
+    .num(dateFrom)
+    .num(dateTo)
+    .num(asOfUs)
+    .part(release)
+    .num(limit)
+    .num(generation)
+    .filters(filters);
+  return { dateFrom, dateTo, asOfUs, firstOnly: release === 'first', limit, filters, generation, cursor, canonical: t.take(), fingerprint: t.fingerprint };
 }

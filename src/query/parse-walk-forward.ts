@@ -1,8 +1,8 @@
 import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
-import { fnv1a } from './hash.js';
+import { canonicalText } from './canonical-text.js';
 import type { FilterClause } from './query.js';
-import { boundedInt, cursorParam, filterCanonText, filterParams, generationParam, requiredDate, splitParams, type ParamRules } from './query-params.js';
+import { boundedInt, cursorParam, filterParams, generationParam, requiredDate, splitParams, type ParamRules } from './query-params.js';
 
 /** `GET /{product}/{dataset}/walk_forward` after validation (contract 10). */
 export interface WalkForwardQuery {
@@ -46,7 +46,16 @@ export function parseWalkForward(rawQuery: string, product: ProductSpec, dataset
   const cursor = cursorParam(params);
   const generation = generationParam(params);
   const filters = filterParams(params, product);
-  const canonical =
-    ['walk_forward', product.id, dataset, decisionFrom, decisionTo, step, window, limit, generation ?? ''].join('\u0001') + filterCanonText(filters);
-  return { decisionFrom, decisionTo, step, decisions, window, limit, filters, generation, cursor, canonical, fingerprint: fnv1a(canonical) };
+  const t = canonicalText
+    .begin('walk_forward')
+    .part(product.id)
+    .part(dataset)
+    .num(decisionFrom)
+    .num(decisionTo)
+    .num(step)
+    .num(window)
+    .num(limit)
+    .num(generation)
+    .filters(filters);
+  return { decisionFrom, decisionTo, step, decisions, window, limit, filters, generation, cursor, canonical: t.take(), fingerprint: t.fingerprint };
 }
