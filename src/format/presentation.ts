@@ -14,11 +14,17 @@ export interface Presentation {
 }
 
 const NONE: Presentation = { rest: '', format: undefined, columns: undefined };
+/** The answer for a query naming neither parameter, refilled per call (see splitPresentation). */
+const plain: { rest: string; readonly format: undefined; readonly columns: undefined } = { rest: '', format: undefined, columns: undefined };
 
 export function splitPresentation(rawQuery: string): Presentation {
   if (rawQuery === '') return NONE;
-  // Most queries name neither: keep the raw string (no split, no join).
-  if (!/(^|&)(format|columns)(=|&|$)/.test(rawQuery)) return { rest: rawQuery, format: undefined, columns: undefined };
+  // Most queries name neither: keep the raw string (no split, no join), in this thread's
+  // one answer of that kind (read at once by the caller, never kept).
+  if (!/(^|&)(format|columns)(=|&|$)/.test(rawQuery)) {
+    plain.rest = rawQuery;
+    return plain;
+  }
   let format: string | undefined;
   let columns: string | undefined;
   const kept: string[] = [];

@@ -14,6 +14,7 @@ export const SWEEP_MAX_SERIES = 16;
  * writes the page before resolving again).
  */
 export interface Page {
+  /** the resolver's scratch: only [0, count) is the page's (no view cut per request) */
   readonly rows: Int32Array;
   readonly count: number;
   readonly total: number;
@@ -190,7 +191,7 @@ export class PageResolver {
   }
 
   private finish(table: Table, count: number, total: number, offset: number): Page {
-    const rows = this.rows.subarray(0, count);
+    const rows = this.rows;
     let next: Page['next'] = null;
     if (count > 0 && offset + count < total) {
       const last = rows[count - 1]!;

@@ -107,7 +107,7 @@ export class VintagesResolver {
     let next: Page['next'] = null;
     if (count > 0 && offset + count < total)
       next = { lastDate: keyDate[lastKey]!, lastSeries: keySeries[lastKey]!, lastExtra: rows[count - 1]!, offset: offset + count };
-    return { rows: rows.subarray(0, count), count, total, next, visibleFrom: this.visibleFrom, visibleTo: this.visibleTo };
+    return { rows, count, total, next, visibleFrom: this.visibleFrom, visibleTo: this.visibleTo };
   }
 
   /**

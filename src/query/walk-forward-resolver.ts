@@ -118,7 +118,7 @@ export class WalkForwardResolver {
 
     let next: Page['next'] = null;
     if (count > 0 && offset + count < total) next = { lastDate: keyDate[lastKey]!, lastSeries: keySeries[lastKey]!, lastExtra: lastD, offset: offset + count };
-    return { rows: rows.subarray(0, count), count, total, next, decisionDate: this.decisionDate };
+    return { rows, count, total, next, decisionDate: this.decisionDate };
   }
 
   /** Entry i's version under T, moved forward to the last version whose threshold T reaches. */

@@ -26,49 +26,53 @@ export interface EnvelopeMeta {
   extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
 }
 
+/** What `metadata` says besides this request's own fields (a PageMeta is one). */
+export interface MetadataFields {
+  readonly totalCount: number;
+  /** days since epoch -> "YYYY-MM-DD", or null */
+  readonly dataLatestDate: number | null;
+  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+}
+
 /**
  * Writes the whole response body (spec 2.4, contract 4): product_id, count, has_more,
  * next_cursor (only when has_more), data (by the callback), metadata. Field order is fixed.
  */
 export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (out: ByteWriter) => void): void {
-  writeEnvelopeHead(out, meta, writeData);
-  writeEnvelopeMetadata(out, meta);
+  writeEnvelopeHead(out, meta.productId, meta.count, meta.hasMore, meta.nextCursor, true);
+  writeData(out);
+  writeEnvelopeMetadata(out, meta, meta.retrievedAtUs, meta.recordId, meta.dataAgeHours);
 }
 
 /**
- * Everything before `metadata`: the part that depends only on (generation, query), which
- * the response cache keeps.
+ * Everything before `metadata`'s comma up to the `data` value: the part that depends only
+ * on (generation, query), which the response cache keeps. `withData`: ends with `"data":`
+ * for the caller to write the rows after (no callback: a closure per request); without, it
+ * leaves the `data` key out (Arrow's schema metadata: the rows are the batch).
  */
-export function writeEnvelopeHead(
-  out: ByteWriter,
-  meta: Pick<EnvelopeMeta, 'productId' | 'count' | 'hasMore' | 'nextCursor'>,
-  /** writes the `data` value; null leaves the `data` key out (Arrow's schema metadata: the rows are the batch) */
-  writeData: ((out: ByteWriter) => void) | null,
-): void {
+export function writeEnvelopeHead(out: ByteWriter, productId: string, count: number, hasMore: boolean, nextCursor: string | null, withData: boolean): void {
   out.ascii('{"product_id":');
-  writeJsonString(out, meta.productId);
+  writeJsonString(out, productId);
   out.ascii(',"count":');
-  out.int(meta.count);
-  out.ascii(meta.hasMore ? ',"has_more":true' : ',"has_more":false');
-  if (meta.hasMore) {
+  out.int(count);
+  out.ascii(hasMore ? ',"has_more":true' : ',"has_more":false');
+  if (hasMore) {
     out.ascii(',"next_cursor":');
-    if (meta.nextCursor === null) out.null();
-    else writeJsonString(out, meta.nextCursor);
+    if (nextCursor === null) out.null();
+    else writeJsonString(out, nextCursor);
   }
-  if (writeData === null) return;
-  out.ascii(',"data":');
-  writeData(out);
+  if (withData) out.ascii(',"data":');
 }
 
-/** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age). */
-export function writeEnvelopeMetadata(out: ByteWriter, meta: Omit<EnvelopeMeta, 'productId' | 'count' | 'hasMore' | 'nextCursor'>): void {
+/** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age), with the page's fields. */
+export function writeEnvelopeMetadata(out: ByteWriter, meta: MetadataFields, retrievedAtUs: number, recordId: string, dataAgeHours: number | null): void {
   out.ascii(',"metadata":{"retrieved_at":');
   out.ensure(MAX_TIMESTAMP_BYTES);
-  out.pos = putIsoMillisQuoted(out.buf, out.pos, meta.retrievedAtUs);
+  out.pos = putIsoMillisQuoted(out.buf, out.pos, retrievedAtUs);
   out.ascii(',"total_count":');
   out.int(meta.totalCount);
   out.ascii(',"record_id":');
-  writeJsonString(out, meta.recordId);
+  writeJsonString(out, recordId);
   out.ascii(',"data_latest_date":');
   if (meta.dataLatestDate === null) {
     out.null();
@@ -77,9 +81,11 @@ export function writeEnvelopeMetadata(out: ByteWriter, meta: Omit<EnvelopeMeta, 
     out.pos = putDateQuoted(out.buf, out.pos, meta.dataLatestDate);
   }
   out.ascii(',"data_age_hours":');
-  if (meta.dataAgeHours === null) out.null();
-  else out.float(meta.dataAgeHours);
-  for (const [key, value] of meta.extensions) {
+  if (dataAgeHours === null) out.null();
+  else out.float(dataAgeHours);
+  const extensions = meta.extensions;
+  for (let i = 0; i < extensions.length; i++) {
+    const [key, value] = extensions[i]!;
     out.byte(0x2c);
     writeJsonString(out, key);
     out.byte(0x3a);

@@ -126,6 +126,35 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     return fail(new ApiError('internal_error', 'internal server error'), recordId, headers);
   };
 
+  /** A route's answer as the response, logged and counted. */
+  const reply = (
+    req: HttpRequest,
+    a: RouteAnswer,
+    headers: HeaderPairs,
+    recordId: string,
+    keyId: string | null,
+    startedMs: number,
+    dataset: string,
+    endpoint: Endpoint,
+  ): HttpResponse =>
+    logged(
+      req,
+      {
+        status: a.status,
+        headers: joined(headers, a.headers),
+        headerBlock: a.headerBlock ?? null,
+        contentType: a.contentType,
+        requestId: recordId,
+        body: a.body,
+      },
+      keyId,
+      startedMs,
+      dataset,
+      endpoint,
+      a.format ?? 'none',
+      a.rows ?? 0,
+    );
+
   const handler = (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
     const startedMs = clock.now();
     const recordId = ids.next();
@@ -183,28 +212,15 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
         }
       }
       if (i < 0) throw match.error(req.method);
-      const reply = (a: RouteAnswer): HttpResponse =>
-        logged(
-          req,
-          {
-            status: a.status,
-            headers: joined(headers, a.headers),
-            headerBlock: a.headerBlock ?? null,
-            contentType: a.contentType,
-            requestId: recordId,
-            body: a.body,
-          },
-          keyId,
-          startedMs,
-          dataset,
-          endpoint,
-          a.format ?? 'none',
-          a.rows ?? 0,
-        );
       const answer = match.route(i).handler({ req, recordId, keyIndex }, match.target(i));
-      if (!isThenable(answer)) return reply(answer);
+      // A closure only for an answer that comes later: most come at once.
+      if (!isThenable(answer)) return reply(req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
       const h = headers;
-      return answer.then(reply, (err: unknown) => logged(req, failure(err, req, recordId, h), keyId, startedMs, dataset, endpoint, 'none', 0));
+      const k = keyId;
+      return answer.then(
+        (a) => reply(req, a, h, recordId, k, startedMs, dataset, endpoint),
+        (err: unknown) => logged(req, failure(err, req, recordId, h), k, startedMs, dataset, endpoint, 'none', 0),
+      );
     } catch (e) {
       return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);
     }

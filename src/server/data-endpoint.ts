@@ -200,11 +200,15 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const gen = pinned.gen;
     const immutable = pinned.immutable;
     const table = gen.table;
-    const projection = parseProjection(
-      p.columns,
-      table.columns.map((c) => c.name),
-      table.seriesKey,
-    );
+    // The column names only for a projection: most requests name none.
+    const projection =
+      p.columns === undefined
+        ? null
+        : parseProjection(
+            p.columns,
+            table.columns.map((c) => c.name),
+            table.seriesKey,
+          );
     let encoding = negotiateEncoding(req.acceptEncoding);
     key.fill(slot.id, gen.number, pinned.canonical, format, projectionKey(projection), encoding, pinned.cursor);
     const writer = writers[format];

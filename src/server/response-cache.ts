@@ -75,6 +75,12 @@ export interface ResponseCacheStats {
  */
 export class ResponseCache {
   private readonly lru: LRUCache<number, CachedHead>;
+  /**
+   * lru-cache's get defaults its options to a fresh `{}` per call: one kept object saves
+   * that per request. get writes `status` into it, which stays undefined unless a
+   * diagnostics_channel subscriber listens to lru-cache (none does in pitcache).
+   */
+  private readonly getOptions: LRUCache.GetOptions<number, CachedHead, unknown> = {};
   private readonly arena: HeadArena;
   private readonly frequency: FrequencySketch;
   private hits = 0;
@@ -105,7 +111,7 @@ export class ResponseCache {
 
   /** The head kept for this very request, or undefined (a miss: admit what is rendered then). */
   get(key: RequestKey): CachedHead | undefined {
-    const e = this.lru.get(key.slot);
+    const e = this.lru.get(key.slot, this.getOptions);
     if (e === undefined || !key.matches(e.key)) {
       this.misses++;
       return undefined;

@@ -67,13 +67,6 @@ function sameKey(a: readonly string[], b: readonly string[]): boolean {
 
 /** The JSON envelope of an answer without `data`: the same fields and bytes as a JSON answer's, as UTF-8. */
 function writeEnvelope(w: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
-  writeEnvelopeHead(w, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, null);
-  writeEnvelopeMetadata(w, {
-    retrievedAtUs: stamp.retrievedAtUs,
-    totalCount: meta.totalCount,
-    recordId: stamp.recordId,
-    dataLatestDate: meta.dataLatestDate,
-    dataAgeHours: dataAgeHours(meta, stamp.retrievedAtUs),
-    extensions: meta.extensions,
-  });
+  writeEnvelopeHead(w, meta.productId, meta.count, meta.nextCursor !== null, meta.nextCursor, false);
+  writeEnvelopeMetadata(w, meta, stamp.retrievedAtUs, stamp.recordId, dataAgeHours(meta, stamp.retrievedAtUs));
 }

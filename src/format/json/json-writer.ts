@@ -32,21 +32,13 @@ export class JsonFormatWriter implements FormatWriter<null> {
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
   writeMiddle(out: ByteWriter, page: ResolvedPage): void {
     const { meta, view } = page;
-    writeEnvelopeHead(out, { productId: meta.productId, count: meta.count, hasMore: meta.nextCursor !== null, nextCursor: meta.nextCursor }, (w) =>
-      this.writeRows(w, view),
-    );
+    writeEnvelopeHead(out, meta.productId, meta.count, meta.nextCursor !== null, meta.nextCursor, true);
+    this.writeRows(out, view);
   }
 
   /** `,"metadata":{...}}`: retrieved_at, record_id and data_age_hours are this request's. */
   writeSuffix(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
-    writeEnvelopeMetadata(out, {
-      retrievedAtUs: stamp.retrievedAtUs,
-      totalCount: meta.totalCount,
-      recordId: stamp.recordId,
-      dataLatestDate: meta.dataLatestDate,
-      dataAgeHours: dataAgeHours(meta, stamp.retrievedAtUs),
-      extensions: meta.extensions,
-    });
+    writeEnvelopeMetadata(out, meta, stamp.retrievedAtUs, stamp.recordId, dataAgeHours(meta, stamp.retrievedAtUs));
   }
 
   /** The `data` array alone, `[{...},...]` (the file channel joins pages of it). */
