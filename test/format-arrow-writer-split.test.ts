@@ -31,7 +31,8 @@ const meta: PageMeta = {
   dataLatestDate: 20003,
   maxObservedUs: 1_000 * 3_600_000_000,
   asOfUs: null,
-  extensions: [['generation', 4]],
+  extensionKeys: ['generation'],
+  extensionValues: [4],
 };
 
 function stampOf(recordId: string, hours: number): RequestStamp {

@@ -228,7 +228,8 @@ describe('JsonFormatWriter: middle and suffix', () => {
       dataLatestDate: 20001,
       maxObservedUs: 1_000 * 3_600_000_000,
       asOfUs: null,
-      extensions: [['generation', 7]],
+      extensionKeys: ['generation'],
+      extensionValues: [7],
     };
     const out = new ByteWriter(16);
     writer.writeMiddle(out, { view: view(stored([cols[0]!]), [1]), meta });

@@ -39,7 +39,8 @@ const META: PageMeta = {
   dataLatestDate: null,
   maxObservedUs: null,
   asOfUs: null,
-  extensions: [],
+  extensionKeys: [],
+  extensionValues: [],
 };
 
 describe('HeadArena (the response cache bytes: fixed pages, allocated once)', () => {

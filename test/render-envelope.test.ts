@@ -17,7 +17,8 @@ function meta(over: Partial<EnvelopeMeta> = {}): EnvelopeMeta {
     recordId: 'req_0123456789abcdef',
     dataLatestDate: Date.UTC(2026, 2, 3) / 86_400_000,
     dataAgeHours: 12.5,
-    extensions: [],
+    extensionKeys: [],
+    extensionValues: [],
     ...over,
   };
 }
@@ -77,11 +78,8 @@ describe('writeEnvelope', () => {
     const at = Date.UTC(2019, 1, 15, 23, 59, 59, 999) * 1000 + 999;
     const { body } = render(
       meta({
-        extensions: [
-          ['as_of', new InstantMicros(at)],
-          ['early', new InstantMicros(-1)],
-          ['epoch', new InstantMicros(0)],
-        ],
+        extensionKeys: ['as_of', 'early', 'epoch'],
+        extensionValues: [new InstantMicros(at), new InstantMicros(-1), new InstantMicros(0)],
       }),
     );
     const m = body.metadata as Record<string, unknown>;
@@ -93,12 +91,8 @@ describe('writeEnvelope', () => {
   it('appends extensions after the spec fields, keeping their order and types', () => {
     const { body } = render(
       meta({
-        extensions: [
-          ['generation', 7],
-          ['applied_floor', '2026-01-13'],
-          ['as_of', null],
-          ['note "q"\n', 'é😀'],
-        ],
+        extensionKeys: ['generation', 'applied_floor', 'as_of', 'note "q"\n'],
+        extensionValues: [7, '2026-01-13', null, 'é😀'],
       }),
     );
     const m = body.metadata as Record<string, unknown>;

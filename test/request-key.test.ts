@@ -94,7 +94,8 @@ describe('ResponseCache: requests whose slots collide', () => {
     dataLatestDate: null,
     maxObservedUs: null,
     asOfUs: null,
-    extensions: [],
+    extensionKeys: [],
+    extensionValues: [],
   });
 
   it('never serves one the head of the other: a kept head answers only its own request, and the other takes its place', () => {

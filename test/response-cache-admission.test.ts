@@ -22,7 +22,8 @@ const meta = (key: string, generation: number): PageMeta => ({
   dataLatestDate: null,
   maxObservedUs: null,
   asOfUs: null,
-  extensions: [],
+  extensionKeys: [],
+  extensionValues: [],
 });
 
 const encoder = new TextEncoder();

@@ -102,12 +102,8 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
       recordId: 'req_0123456789abcdef0123',
       dataLatestDate: table.latestDateByThr.query(Infinity),
       dataAgeHours: 12.5,
-      extensions: [
-        ['generation', 1],
-        ['as_of', null],
-        ['vintage_floor', product.floor],
-        ['floor_applied', 'false'],
-      ],
+      extensionKeys: ['generation', 'as_of', 'vintage_floor', 'floor_applied'],
+      extensionValues: [1, null, product.floor, 'false'],
     };
     bench.add(envelopeName, () => {
       out.reset();

@@ -23,8 +23,10 @@ export interface PageMeta {
   readonly maxObservedUs: number | null;
   /** the request's as_of (µs): data_age_hours is measured from it, or from now without it */
   readonly asOfUs: number | null;
-  /** metadata fields after the spec's (generation, as_of, floor...), in order */
-  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+  /** names of the metadata fields after the spec's (generation, as_of, floor...), in order: one list per endpoint */
+  readonly extensionKeys: readonly string[];
+  /** their values, one per name */
+  readonly extensionValues: readonly ExtensionValue[];
 }
 
 /**

@@ -22,8 +22,10 @@ export interface EnvelopeMeta {
   dataLatestDate: number | null;
   /** a JSON number when finite, else null */
   dataAgeHours: number | null;
-  /** extra metadata fields, appended after the spec's (generation, applied floor, as_of...) */
-  extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+  /** extra metadata fields, appended after the spec's (generation, applied floor, as_of...): their names, in order */
+  extensionKeys: readonly string[];
+  /** their values, one per name */
+  extensionValues: readonly ExtensionValue[];
 }
 
 /** What `metadata` says besides this request's own fields (a PageMeta is one). */
@@ -31,7 +33,10 @@ export interface MetadataFields {
   readonly totalCount: number;
   /** days since epoch -> "YYYY-MM-DD", or null */
   readonly dataLatestDate: number | null;
-  readonly extensions: ReadonlyArray<readonly [string, ExtensionValue]>;
+  /** names of the fields after the spec's: one list per endpoint, shared by every page */
+  readonly extensionKeys: readonly string[];
+  /** their values, one per name (names and values apart: no pair per field per request) */
+  readonly extensionValues: readonly ExtensionValue[];
 }
 
 /**
@@ -83,9 +88,11 @@ export function writeEnvelopeMetadata(out: ByteWriter, meta: MetadataFields, ret
   out.ascii(',"data_age_hours":');
   if (dataAgeHours === null) out.null();
   else out.float(dataAgeHours);
-  const extensions = meta.extensions;
-  for (let i = 0; i < extensions.length; i++) {
-    const [key, value] = extensions[i]!;
+  const keys = meta.extensionKeys;
+  const values = meta.extensionValues;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = values[i]!;
     out.byte(0x2c);
     writeJsonString(out, key);
     out.byte(0x3a);

@@ -183,6 +183,11 @@ export function pin<Q extends PinnableQuery>(ctx: PinContext, slot: DatasetSlot,
   return { slot, query, gen, resume };
 }
 
+/** The metadata fields after the spec's, per endpoint (contract 2, 10, 11, 12), in the order they are written. */
+const ROWS_EXTENSIONS = ['generation', 'as_of', 'vintage_floor', 'floor_applied'] as const;
+const WALK_FORWARD_EXTENSIONS = ['generation', 'decisions', 'vintage_floor'] as const;
+const VINTAGES_EXTENSIONS = ['generation', 'as_of', 'release', 'vintage_floor'] as const;
+
 /**
  * resolve: the page of `GET /{product}/{dataset}` (contract 2) and its envelope, computed
  * once, before and apart from any writer, with the output layout the request asked for
@@ -193,11 +198,11 @@ export function resolveDataPage(resolver: PageResolver, located: LocatedQuery, c
   const page = resolver.resolve(gen, query, located.resume);
   return {
     view: { columns, rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
-    meta: pageMeta(located, page, query.asOfUs, [
-      ['generation', gen.number],
-      ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
-      ['vintage_floor', slot.product.floor],
-      ['floor_applied', query.asOfUs !== null && query.asOfUs < slot.floorUs],
+    meta: pageMeta(located, page, query.asOfUs, ROWS_EXTENSIONS, [
+      gen.number,
+      query.asOfUs === null ? null : new InstantMicros(query.asOfUs),
+      slot.product.floor,
+      query.asOfUs !== null && query.asOfUs < slot.floorUs,
     ]),
   };
 }
@@ -212,11 +217,7 @@ export function resolveWalkForwardPage(resolver: WalkForwardResolver, located: L
   const asOfUs = dayEndUs(query.decisionTo);
   return {
     view: { columns: [{ column: page.decisionDate, at: 'position' }, ...stored], rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
-    meta: pageMeta(located, page, asOfUs, [
-      ['generation', gen.number],
-      ['decisions', query.decisions],
-      ['vintage_floor', slot.product.floor],
-    ]),
+    meta: pageMeta(located, page, asOfUs, WALK_FORWARD_EXTENSIONS, [gen.number, query.decisions, slot.product.floor]),
   };
 }
 
@@ -231,11 +232,11 @@ export function resolveVintagesPage(resolver: VintagesResolver, located: Located
       count: page.count,
       seriesKey: gen.table.seriesKey,
     },
-    meta: pageMeta(located, page, query.asOfUs, [
-      ['generation', gen.number],
-      ['as_of', query.asOfUs === null ? null : new InstantMicros(query.asOfUs)],
-      ['release', query.firstOnly ? 'first' : 'all'],
-      ['vintage_floor', slot.product.floor],
+    meta: pageMeta(located, page, query.asOfUs, VINTAGES_EXTENSIONS, [
+      gen.number,
+      query.asOfUs === null ? null : new InstantMicros(query.asOfUs),
+      query.firstOnly ? 'first' : 'all',
+      slot.product.floor,
     ]),
   };
 }
@@ -245,7 +246,8 @@ function pageMeta(
   located: LocatedQuery<PinnableQuery>,
   page: Page,
   asOfUs: number | null,
-  extensions: ReadonlyArray<readonly [string, ExtensionValue]>,
+  extensionKeys: readonly string[],
+  extensionValues: readonly ExtensionValue[],
 ): PageMeta {
   const { slot, query, gen } = located;
   const t = asOfUs ?? Infinity;
@@ -259,6 +261,7 @@ function pageMeta(
     dataLatestDate: gen.table.latestDateByThr.query(t),
     maxObservedUs: gen.table.maxObservedByThr.query(t),
     asOfUs,
-    extensions,
+    extensionKeys,
+    extensionValues,
   };
 }
