@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { InstantMicros, writeEnvelope, type EnvelopeMeta } from '../src/render/envelope.js';
+import { InstantMicros, writeEnvelope, writeEnvelopeHead, type EnvelopeMeta } from '../src/render/envelope.js';
 import { renderError } from '../src/render/error-body.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
@@ -10,7 +10,6 @@ function meta(over: Partial<EnvelopeMeta> = {}): EnvelopeMeta {
   return {
     productId: 'gbsi_eu',
     count: 2,
-    hasMore: true,
     nextCursor: 'abc_DEF-123',
     retrievedAtUs,
     totalCount: 57,
@@ -53,7 +52,7 @@ describe('writeEnvelope', () => {
   });
 
   it('omits next_cursor when has_more is false', () => {
-    const { body } = render(meta({ hasMore: false, nextCursor: null, count: 0, totalCount: 0 }), '[]');
+    const { body } = render(meta({ nextCursor: null, count: 0, totalCount: 0 }), '[]');
     expect(Object.keys(body)).toEqual(['product_id', 'count', 'has_more', 'data', 'metadata']);
     expect(body.has_more).toBe(false);
     expect(body.data).toEqual([]);
@@ -91,8 +90,8 @@ describe('writeEnvelope', () => {
   it('appends extensions after the spec fields, keeping their order and types', () => {
     const { body } = render(
       meta({
-        extensionKeys: ['generation', 'applied_floor', 'as_of', 'note "q"\n'],
-        extensionValues: [7, '2026-01-13', null, 'é😀'],
+        extensionKeys: ['generation', 'applied_floor', 'as_of', 'note "q"\n', 'floor_applied', 'partial'],
+        extensionValues: [7, '2026-01-13', null, 'é😀', true, false],
       }),
     );
     const m = body.metadata as Record<string, unknown>;
@@ -106,11 +105,24 @@ describe('writeEnvelope', () => {
       'applied_floor',
       'as_of',
       'note "q"\n',
+      'floor_applied',
+      'partial',
     ]);
     expect(m.generation).toBe(7);
     expect(m.applied_floor).toBe('2026-01-13');
     expect(m.as_of).toBeNull();
     expect(m['note "q"\n']).toBe('é😀');
+    expect(m.floor_applied).toBe(true);
+    expect(m.partial).toBe(false);
+  });
+
+  it('writes the head without the data key when asked (Arrow schema metadata: the rows are the batch)', () => {
+    const out = new ByteWriter(16);
+    writeEnvelopeHead(out, 'glmi', 3, 'c1', false);
+    expect(Buffer.from(out.view()).toString()).toBe('{"product_id":"glmi","count":3,"has_more":true,"next_cursor":"c1"');
+    out.reset();
+    writeEnvelopeHead(out, 'glmi', 0, null, true);
+    expect(Buffer.from(out.view()).toString()).toBe('{"product_id":"glmi","count":0,"has_more":false,"data":');
   });
 
   it('escapes envelope strings that need it', () => {

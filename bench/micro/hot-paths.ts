@@ -95,7 +95,6 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
     const meta: EnvelopeMeta = {
       productId,
       count: page.count,
-      hasMore: page.next !== null,
       nextCursor: page.next === null ? null : 'AQEAAAA3jsCXBVAAAEoAAAADAAAALwAAACoBaLc',
       retrievedAtUs: Date.now() * 1000,
       totalCount: page.total,

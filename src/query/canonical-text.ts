@@ -67,7 +67,6 @@ export class CanonicalText {
 
   /** The text written since `begin`, as one flat string. */
   take(): string {
-    if (this.n === 0) return '';
     if (!LITTLE_ENDIAN) return String.fromCharCode(...this.units.subarray(0, this.n));
     return this.bytes.toString('utf16le', 0, this.n * 2);
   }
@@ -102,25 +101,10 @@ export class CanonicalText {
       this.unit(0x2d);
       v = -v;
     }
-    if (v < 1e8) return this.digits(v, 1);
-    // Two int-sized halves: digits() divides by 10 exactly only below 2^31.
-    let hi = Math.floor(v / 1e8);
-    let lo = v - hi * 1e8;
-    if (lo < 0) {
-      hi--;
-      lo += 1e8;
-    } else if (lo >= 1e8) {
-      hi++;
-      lo -= 1e8;
-    }
-    return this.digits(hi, 1).digits(lo, 8);
-  }
-
-  /** v (0 <= v < 1e9) in decimal, zero-padded to `width` digits. */
-  private digits(v: number, width: number): this {
+    // Digits from the last: below 2^53, v / 10 never rounds up to the next integer (its
+    // fraction is at most 0.9 and doubles there are 1/8 apart at most), so the floor is exact.
     let k = 1;
     for (let p = 10; p <= v; p *= 10) k++;
-    if (k < width) k = width;
     this.room(k);
     const u = this.units;
     const start = this.n;

@@ -12,7 +12,7 @@ export type ExtensionValue = string | number | boolean | null | InstantMicros;
 export interface EnvelopeMeta {
   productId: string;
   count: number;
-  hasMore: boolean;
+  /** the next page's cursor; null on the last page (has_more is whether there is one) */
   nextCursor: string | null;
   /** -> metadata.retrieved_at, ISO 8601 UTC with milliseconds and Z */
   retrievedAtUs: number;
@@ -44,7 +44,7 @@ export interface MetadataFields {
  * next_cursor (only when has_more), data (by the callback), metadata. Field order is fixed.
  */
 export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (out: ByteWriter) => void): void {
-  writeEnvelopeHead(out, meta.productId, meta.count, meta.hasMore, meta.nextCursor, true);
+  writeEnvelopeHead(out, meta.productId, meta.count, meta.nextCursor, true);
   writeData(out);
   writeEnvelopeMetadata(out, meta, meta.retrievedAtUs, meta.recordId, meta.dataAgeHours);
 }
@@ -55,16 +55,17 @@ export function writeEnvelope(out: ByteWriter, meta: EnvelopeMeta, writeData: (o
  * for the caller to write the rows after (no callback: a closure per request); without, it
  * leaves the `data` key out (Arrow's schema metadata: the rows are the batch).
  */
-export function writeEnvelopeHead(out: ByteWriter, productId: string, count: number, hasMore: boolean, nextCursor: string | null, withData: boolean): void {
+export function writeEnvelopeHead(out: ByteWriter, productId: string, count: number, nextCursor: string | null, withData: boolean): void {
   out.ascii('{"product_id":');
   writeJsonString(out, productId);
   out.ascii(',"count":');
   out.int(count);
-  out.ascii(hasMore ? ',"has_more":true' : ',"has_more":false');
-  if (hasMore) {
-    out.ascii(',"next_cursor":');
-    if (nextCursor === null) out.null();
-    else writeJsonString(out, nextCursor);
+  // has_more is whether a next page has a cursor (contract 2): next_cursor only then.
+  if (nextCursor === null) {
+    out.ascii(',"has_more":false');
+  } else {
+    out.ascii(',"has_more":true,"next_cursor":');
+    writeJsonString(out, nextCursor);
   }
   if (withData) out.ascii(',"data":');
 }

@@ -67,6 +67,6 @@ function sameKey(a: readonly string[], b: readonly string[]): boolean {
 
 /** The JSON envelope of an answer without `data`: the same fields and bytes as a JSON answer's, as UTF-8. */
 function writeEnvelope(w: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
-  writeEnvelopeHead(w, meta.productId, meta.count, meta.nextCursor !== null, meta.nextCursor, false);
+  writeEnvelopeHead(w, meta.productId, meta.count, meta.nextCursor, false);
   writeEnvelopeMetadata(w, meta, stamp.retrievedAtUs, stamp.recordId, dataAgeHours(meta, stamp.retrievedAtUs));
 }

@@ -32,7 +32,7 @@ export class JsonFormatWriter implements FormatWriter<null> {
   /** product_id, count, has_more, next_cursor, data: what (generation, request) decide. */
   writeMiddle(out: ByteWriter, page: ResolvedPage): void {
     const { meta, view } = page;
-    writeEnvelopeHead(out, meta.productId, meta.count, meta.nextCursor !== null, meta.nextCursor, true);
+    writeEnvelopeHead(out, meta.productId, meta.count, meta.nextCursor, true);
     this.writeRows(out, view);
   }
 
