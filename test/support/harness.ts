@@ -46,6 +46,8 @@ export interface Harness {
   get(path: string, key?: string | null, init?: RequestInit): Promise<Reply>;
   /** the serving thread's cache counters (in process only: over uWS the handler is out of reach) */
   cacheStats(): ReturnType<ApiHandler['cacheStats']>;
+  /** the API handler itself (in process only), for tests that hold answers as the transport receives them */
+  handler(): ApiHandler;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,10 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     cacheStats: () => {
       if (inProcess === null) throw new Error('cache counters are read in process: use startInProcessHarness');
       return (inProcess.handler() as ApiHandler).cacheStats();
+    },
+    handler: () => {
+      if (inProcess === null) throw new Error('the handler is reached in process only: use startInProcessHarness');
+      return inProcess.handler() as ApiHandler;
     },
     async close() {
       await server.close();
