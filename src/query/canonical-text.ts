@@ -1,9 +1,13 @@
+import { FNV_OFFSET, fnvStep } from './hash.js';
 import type { FilterClause } from './query.js';
 
 /** U+0001: separates the parts of a canonical query text (none holds it). */
 const SEP = 0x01;
 /** U+0000: separates a filter's values. */
 const VALUE_SEP = 0x00;
+
+/** Uint16Array units are in platform order; utf16le reads them so only on a little-endian CPU. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * The canonical text of a query, written part by part into one buffer of UTF-16 code units
@@ -17,11 +21,6 @@ const VALUE_SEP = 0x00;
  * One per thread (`canonicalText`): a parser writes it from `begin` to `take` with nothing
  * in between that parses, so no two texts interleave.
  */
-const FNV_OFFSET = 0x811c9dc5;
-/** Uint16Array units are in platform order; utf16le reads them so only on a little-endian CPU. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const FNV_PRIME = 0x01000193;
-
 export class CanonicalText {
   private units = new Uint16Array(256);
   /** the units' bytes, for making the string (toString('utf16le'): V8 keeps it one byte a unit when it can) */
@@ -80,7 +79,7 @@ export class CanonicalText {
     for (let i = 0; i < len; i++) {
       const c = s.charCodeAt(i);
       u[n++] = c;
-      h = Math.imul(h ^ c, FNV_PRIME);
+      h = fnvStep(h, c);
     }
     this.n = n;
     this.h = h;
@@ -90,7 +89,7 @@ export class CanonicalText {
   private unit(c: number): this {
     this.room(1);
     this.units[this.n++] = c;
-    this.h = Math.imul(this.h ^ c, FNV_PRIME);
+    this.h = fnvStep(this.h, c);
     return this;
   }
 
@@ -114,7 +113,7 @@ export class CanonicalText {
       v = Math.floor(v / 10);
     }
     let h = this.h;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ u[i]!, FNV_PRIME);
+    for (let i = start; i < end; i++) h = fnvStep(h, u[i]!);
     this.n = end;
     this.h = h;
     return this;

@@ -9,25 +9,6 @@ export class InstantMicros {
 
 export type ExtensionValue = string | number | boolean | null | InstantMicros;
 
-export interface EnvelopeMeta {
-  productId: string;
-  count: number;
-  /** the next page's cursor; null on the last page (has_more is whether there is one) */
-  nextCursor: string | null;
-  /** -> metadata.retrieved_at, ISO 8601 UTC with milliseconds and Z */
-  retrievedAtUs: number;
-  totalCount: number;
-  recordId: string;
-  /** days since epoch -> "YYYY-MM-DD", or null */
-  dataLatestDate: number | null;
-  /** a JSON number when finite, else null */
-  dataAgeHours: number | null;
-  /** extra metadata fields, appended after the spec's (generation, applied floor, as_of...): their names, in order */
-  extensionKeys: readonly string[];
-  /** their values, one per name */
-  extensionValues: readonly ExtensionValue[];
-}
-
 /** What `metadata` says besides this request's own fields (a PageMeta is one). */
 export interface MetadataFields {
   readonly totalCount: number;
@@ -37,6 +18,19 @@ export interface MetadataFields {
   readonly extensionKeys: readonly string[];
   /** their values, one per name (names and values apart: no pair per field per request) */
   readonly extensionValues: readonly ExtensionValue[];
+}
+
+/** Everything the whole body says: the page's metadata fields and this request's own. */
+export interface EnvelopeMeta extends MetadataFields {
+  readonly productId: string;
+  readonly count: number;
+  /** the next page's cursor; null on the last page (has_more is whether there is one) */
+  readonly nextCursor: string | null;
+  /** -> metadata.retrieved_at, ISO 8601 UTC with milliseconds and Z */
+  readonly retrievedAtUs: number;
+  readonly recordId: string;
+  /** a JSON number when finite, else null */
+  readonly dataAgeHours: number | null;
 }
 
 /**

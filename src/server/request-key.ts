@@ -1,6 +1,5 @@
-import { fnv1a } from '../query/hash.js';
+import { FNV_OFFSET, fnv1a } from '../query/hash.js';
 
-const FNV_OFFSET = 0x811c9dc5;
 /** The ETag's second hash's seed: two 32-bit hashes make collisions between live answers negligible. */
 const SEED_B = 0x9e3779b9;
 /** U+0001, the separator of the parts (none holds it: normalisedText). */
