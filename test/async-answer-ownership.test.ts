@@ -4,6 +4,9 @@ import { headerBlockPairs } from '../src/http/header-block.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 import { TEST_KEY, startInProcessHarness, type Harness } from './support/harness.js';
+import { getRequest } from './support/in-process.js';
+
+const PATH = '/pemi/grid_stress';
 
 /**
  * A synchronous answer's header block and body may be views into buffers the serving thread
@@ -23,22 +26,15 @@ for (let d = 0; d < 2000; d++) {
 const QUERIES = ['latest=false&limit=5000', 'latest=false&limit=6000'];
 
 function ask(rawQuery: string): HttpRequest {
-  return {
-    method: 'GET',
-    path: '/pemi/grid_stress',
-    rawQuery,
-    apiKey: TEST_KEY,
-    accept: '*/*',
-    acceptEncoding: 'gzip',
-    ifNoneMatch: '',
-    client: { peer: () => '127.0.0.1', forwardedFor: () => '' },
-  };
+  return getRequest(PATH, rawQuery, TEST_KEY, 'gzip');
 }
 
 /** What a client would read of the answer: its headers (block and pairs) and its decoded body. */
 function read(r: HttpResponse): { headers: Record<string, string>; count: number; rows: number } {
   const headers = Object.fromEntries([...r.headers, ...(r.headerBlock ? headerBlockPairs(r.headerBlock) : [])]);
-  const body = JSON.parse(zlib.gunzipSync(r.body).toString()) as { count: number; data: unknown[] };
+  const body = JSON.parse(zlib.gunzipSync(r.body).toString()) as { count: number; data: unknown[]; metadata: { record_id: string } };
+  // The body names the request it answers (its suffix is written after the await).
+  expect(body.metadata.record_id).toBe(r.requestId);
   return { headers, count: body.count, rows: body.data.length };
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodeHead } from '../src/format/encoded-body.js';
 import type { PageMeta } from '../src/format/resolved-page.js';
+import type { Mutable } from '../src/mutable.js';
+import { InstantMicros, type ExtensionValue } from '../src/render/envelope.js';
 import { HEAD_PAGE_BYTES, HeadArena } from '../src/server/head-arena.js';
 import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
@@ -75,6 +77,22 @@ describe('HeadArena (the response cache bytes: fixed pages, allocated once)', ()
     for (const h of live) expect(same(readBack(arena, h.first, h.src.byteLength), h.src)).toBe(true);
   });
 
+  it('stores a range of its source: the bytes between start and end, across page boundaries', () => {
+    const arena = new HeadArena(8 * HEAD_PAGE_BYTES);
+    const src = bytesOf(3 * HEAD_PAGE_BYTES + 50, 5);
+    for (const [start, end] of [
+      [0, src.length],
+      [7, src.length - 3],
+      [HEAD_PAGE_BYTES + 1, 2 * HEAD_PAGE_BYTES + 9],
+      [40, 40],
+    ] as const) {
+      const first = arena.store(src, start, end);
+      expect(arena.freePages).toBe(8 - HeadArena.pagesFor(end - start));
+      expect(same(readBack(arena, first, end - start), src.subarray(start, end))).toBe(true);
+      arena.release(first);
+    }
+  });
+
   it('refuses a head larger than its free pages', () => {
     const arena = new HeadArena(2 * HEAD_PAGE_BYTES);
     expect(() => arena.store(new Uint8Array(2 * HEAD_PAGE_BYTES + 1))).toThrow(RangeError);
@@ -104,6 +122,29 @@ describe('ResponseCache over its HeadArena', () => {
       cache.copyHead(hit, out);
       expect(out).toEqual(heads[k]);
     }
+  });
+
+  it('admits the middle of a body by range, and keeps a copy of the meta it was handed', () => {
+    const cache = new ResponseCache(8 * HEAD_PAGE_BYTES);
+    const body = bytesOf(5000, 3);
+    const asOf = new InstantMicros(1_700_000_000_000_000);
+    const meta: Mutable<PageMeta> = { ...META, count: 3, extensionKeys: ['generation', 'as_of'], extensionValues: [1, asOf] };
+    const k = key('ranged');
+    cache.admit(k, body, meta, null, 100, 4100);
+    expect(cache.stats().declined).toBe(1); // asked for the first time
+    cache.admit(k, body, meta, null, 100, 4100);
+    // The caller refills its scratch for the next request: what was kept does not change.
+    meta.count = 9;
+    asOf.us = 0;
+    (meta.extensionValues as ExtensionValue[])[0] = 2;
+    const hit = cache.get(k)!;
+    expect(hit.bytes).toBe(4000);
+    const out = new Uint8Array(hit.bytes);
+    cache.copyHead(hit, out);
+    expect(same(out, body.subarray(100, 4100))).toBe(true);
+    expect(hit.meta.count).toBe(3);
+    expect(hit.meta.extensionKeys).toEqual(['generation', 'as_of']);
+    expect(hit.meta.extensionValues).toEqual([1, new InstantMicros(1_700_000_000_000_000)]);
   });
 
   it('gives its pages back when an entry is replaced, and keeps an encoded head with its CRC and length', () => {

@@ -1,11 +1,13 @@
-import type { ExtensionValue } from '../render/envelope.js';
+import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
 import type { PageView } from './page-view.js';
 
 /**
  * Everything an answer says besides its rows: the envelope of one page, resolved once per
  * request before any writer runs, the same for every format (JSON writes it in the body,
- * CSV and Arrow in headers and schema metadata). Owned and small: the response cache keeps
- * it next to a cached head, so a hit needs no resolve.
+ * CSV and Arrow in headers and schema metadata). A resolved page's meta is the serving
+ * thread's scratch, refilled by the next resolve; what keeps one (the response cache, next
+ * to a cached head, so a hit needs no resolve; an answer finished off the thread) keeps
+ * `ownedMeta` of it.
  */
 export interface PageMeta {
   readonly productId: string;
@@ -30,9 +32,9 @@ export interface PageMeta {
 }
 
 /**
- * One page of an answer, resolved: which rows and columns (`view`, scratch memory valid
- * until the resolver runs again) and what the envelope says (`meta`, owned). This is what
- * parse -> resolve hands to a FormatWriter.
+ * One page of an answer, resolved: which rows and columns (`view`) and what the envelope
+ * says (`meta`), both valid until the thread resolves again. This is what parse -> resolve
+ * hands to a FormatWriter.
  */
 export interface ResolvedPage {
   readonly view: PageView;
@@ -50,4 +52,29 @@ export interface RequestStamp {
 export function dataAgeHours(meta: PageMeta, nowUs: number): number | null {
   if (meta.maxObservedUs === null) return null;
   return ((meta.asOfUs ?? nowUs) - meta.maxObservedUs) / 3_600_000_000;
+}
+
+/**
+ * A copy of `meta` that later resolves do not change: its own list of extension values,
+ * with its own instants (the strings and the list of names are never refilled).
+ */
+export function ownedMeta(meta: PageMeta): PageMeta {
+  const values = meta.extensionValues;
+  const owned: ExtensionValue[] = new Array<ExtensionValue>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    owned[i] = v instanceof InstantMicros ? new InstantMicros(v.us) : v;
+  }
+  return {
+    productId: meta.productId,
+    count: meta.count,
+    totalCount: meta.totalCount,
+    nextCursor: meta.nextCursor,
+    generation: meta.generation,
+    dataLatestDate: meta.dataLatestDate,
+    maxObservedUs: meta.maxObservedUs,
+    asOfUs: meta.asOfUs,
+    extensionKeys: meta.extensionKeys,
+    extensionValues: owned,
+  };
 }

@@ -2,9 +2,13 @@ import type { ByteWriter } from './byte-writer.js';
 import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from './format-time.js';
 import { writeJsonString } from './json-string.js';
 
-/** An instant (µs since epoch) that renders as an ISO 8601 string with microseconds and Z. */
+/**
+ * An instant (µs since epoch) that renders as an ISO 8601 string with microseconds and Z.
+ * Mutable: a serving thread refills one per resolve (data-page.ts' PageScratch), and
+ * ownedMeta copies it into a meta that is kept.
+ */
 export class InstantMicros {
-  constructor(readonly us: number) {}
+  constructor(public us: number) {}
 }
 
 export type ExtensionValue = string | number | boolean | null | InstantMicros;

@@ -10,7 +10,7 @@ import { negotiateEncoding, negotiateFormat, type Format } from '../format/negot
 import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
-import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
+import { dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import type { HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
@@ -23,15 +23,21 @@ import { RowCache, type RowCacheStats } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { MissingGeneration, pinRequest, type DataEndpointKind, type PinContext, type Resolvers } from './data-page.js';
+import { MissingGeneration, Pinned, pinRequest, type DataEndpointKind, type PinContext } from './data-page.js';
 import type { Generation } from './generation.js';
 import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
 import { ApiError } from '../errors.js';
 import { BodyAssembler } from './body-assembler.js';
+import { PageScratch } from './page-scratch.js';
 import { RequestKey } from './request-key.js';
 import { ResponseCache, type ResponseCacheStats } from './response-cache.js';
+import type { Mutable } from '../mutable.js';
 
-/** What a data request answers, before the transport: a 200 or a 304. */
+/**
+ * What a data request answers, before the transport: a 200 or a 304. An answer given at
+ * once is the thread's own object, refilled by the next request, like its header block and
+ * body; an answer that comes later (a promise) is owned.
+ */
 export interface DataAnswer {
   readonly status: 200 | 304;
   /** vary, etag, cache-control, content-encoding and the envelope's headers: a reused block, or (async answers) owned */
@@ -75,7 +81,7 @@ const COMPRESS_MIN_BYTES = 1024;
  */
 const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
-/** the prefix of formats without one (never written to) */
+/** the prefix of formats without one, and the body of a 304 (never written to) */
 const EMPTY = new Uint8Array(0);
 /**
  * `as_of` and `generation` both given (contract 12): the answer never changes. `private`,
@@ -115,7 +121,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   /** the suffix */
   const tail = new ByteWriter(2048);
   const bodies = new BodyAssembler();
-  const resolvers: Resolvers = { rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver() };
+  /** the request being answered, pinned, and the scratch it resolves in (one each, refilled per request) */
+  const pinned = new Pinned({ rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver(), page: new PageScratch() });
   const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
   const writers: Readonly<Record<Format, FormatWriter>> = {
@@ -133,6 +140,20 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const hw = new HeaderWriter();
   /** the normalised request being answered (one, refilled per request) */
   const key = new RequestKey();
+  /** when and as which record the request is answered (one, refilled per request; an answer finished later keeps a copy) */
+  const stamp: { retrievedAtUs: number; recordId: string } = { retrievedAtUs: 0, recordId: '' };
+
+  /** the answer given at once (one, refilled per request, like its header block and body) */
+  const now: Mutable<DataAnswer> = { status: 200, headerBlock: { first: '', rest: EMPTY }, contentType: '', body: EMPTY, rows: 0, format: 'json' };
+  function answered(status: 200 | 304, headerBlock: HeaderBlock, contentType: string, body: Uint8Array, rows: number, format: Format): DataAnswer {
+    now.status = status;
+    now.headerBlock = headerBlock;
+    now.contentType = contentType;
+    now.body = body;
+    now.rows = rows;
+    now.format = format;
+    return now;
+  }
 
   /** vary, etag and cache-control: what a 304 carries too. */
   function validators(k: RequestKey, immutable: boolean): void {
@@ -184,6 +205,35 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     );
   };
 
+  /**
+   * A large body compressed on the thread pool (ASYNC_COMPRESS_BYTES): what the answer
+   * needs after the await is owned (body, key, meta, stamp), since other requests refill
+   * the thread's scratch meanwhile.
+   */
+  function answerLater(
+    writer: FormatWriter,
+    bytes: Uint8Array,
+    split: number,
+    encoding: Encoding,
+    meta: PageMeta,
+    shape: unknown,
+    req: HttpRequest,
+    immutable: boolean,
+    format: Format,
+    cached: boolean,
+  ): Promise<DataAnswer> {
+    const owned = Buffer.from(bytes);
+    const ownKey = key.copy();
+    const ownStamp: RequestStamp = { retrievedAtUs: stamp.retrievedAtUs, recordId: stamp.recordId };
+    return encodeHeadAsync(owned.subarray(split), encoding).then((encoded) => {
+      if (cached) cache!.set(ownKey, encoded, meta, shape);
+      writeSuffix(writer, meta, ownStamp);
+      const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
+      const headerBlock = ownedBlock(headers(meta, req, ownKey, encoding, immutable));
+      return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
+    });
+  }
+
   const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
     try {
       return answer(slot, req, recordId, kind, direct);
@@ -196,9 +246,9 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const answer = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind, ctx: PinContext): DataAnswer | Promise<DataAnswer> => {
     const p = splitPresentation(req.rawQuery);
     const format = negotiateFormat(p.format, req.accept);
-    const pinned = pinRequest(kind, resolvers, ctx, slot, p.rest);
-    const gen = pinned.gen;
-    const immutable = pinned.immutable;
+    const request = pinRequest(kind, pinned, ctx, slot, p.rest);
+    const gen = request.gen;
+    const immutable = request.immutable;
     const table = gen.table;
     // The column names only for a projection: most requests name none.
     const projection =
@@ -210,21 +260,15 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
             table.seriesKey,
           );
     let encoding = negotiateEncoding(req.acceptEncoding);
-    key.fill(slot.id, gen.number, pinned.canonical, format, projectionKey(projection), encoding, pinned.cursor);
+    key.fill(slot.id, gen.number, request.canonical, format, projectionKey(projection), encoding, request.cursor);
     const writer = writers[format];
     // The ETag as a string only for a conditional request; every answer writes it as digits.
     if (req.ifNoneMatch !== '' && ifNoneMatchHits(req.ifNoneMatch, etagOf(key))) {
       validators(key, immutable);
-      return {
-        status: 304,
-        headerBlock: hw.block(),
-        contentType: writer.contentType,
-        body: new Uint8Array(0),
-        rows: 0,
-        format,
-      };
+      return answered(304, hw.block(), writer.contentType, EMPTY, 0, format);
     }
-    const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
+    stamp.retrievedAtUs = clock.now() * 1000;
+    stamp.recordId = recordId;
     // A prefix cannot go in front of a cached brotli middle (encoded-body.ts: the stream
     // header is bit-packed into the first meta-block, and bytes in front would turn its
     // static-dictionary references into copies of the prefix): such answers are written and
@@ -236,61 +280,37 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       out.reset();
       writer.writePrefix(out, hit.meta, hit.shape, stamp);
       writeSuffix(writer, hit.meta, stamp);
-      return {
-        status: 200,
-        headerBlock: headers(hit.meta, req, key, hit.encoding, immutable),
-        contentType: writer.contentType,
-        body: bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view()),
-        rows: hit.meta.count,
-        format,
-      };
+      const body = bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view());
+      return answered(200, headers(hit.meta, req, key, hit.encoding, immutable), writer.contentType, body, hit.meta.count, format);
     }
     // Row writers tag their text by this generation's uid (cheap once it is known).
     rowCache?.register(gen.uid, table.columns);
-    const page = pinned.resolve(layoutOf(gen, projection));
+    const page = request.resolve(layoutOf(gen, projection));
     const meta = page.meta;
     const shape = writer.shapeOf(page.view);
     const middleAt = writeBody(writer, page, shape, stamp);
-    const bytes = out.view();
-    if (encoding !== null && bytes.byteLength + 256 < COMPRESS_MIN_BYTES) encoding = null;
+    const middleEnd = out.pos;
+    if (encoding !== null && middleEnd + 256 < COMPRESS_MIN_BYTES) encoding = null;
     // What is encoded and kept starts at the middle, or at 0 when the whole body is compressed (then nothing is kept).
     const split = wholeBr ? 0 : middleAt;
-    if (encoding !== null && bytes.byteLength > ASYNC_COMPRESS_BYTES) {
-      const owned = Buffer.from(bytes);
-      const enc = encoding;
-      // Other requests refill `key` while this one is encoded.
-      const ownKey = key.copy();
-      return encodeHeadAsync(owned.subarray(split), enc).then((encoded) => {
-        if (cached) cache.set(ownKey, encoded, meta, shape);
-        writeSuffix(writer, meta, stamp);
-        const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
-        const headerBlock = ownedBlock(headers(meta, req, ownKey, enc, immutable));
-        return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
-      });
-    }
-    // No prefix (JSON, CSV): no view made.
-    const middle = split === 0 ? bytes : bytes.subarray(split);
-    const head = encoding === null ? middle : encodeHead(middle, encoding);
-    if (cached) cache.admit(key, head, meta, shape);
     let body: Uint8Array;
-    if (head instanceof Uint8Array) {
-      // Identity: the suffix goes right after the middle (already kept by the cache, so
-      // appending cannot change what was admitted), and the body is `out` itself: no copy
-      // of the whole answer into a second buffer.
+    if (encoding === null) {
+      // Identity: the suffix goes right after the middle, and the body is `out` itself: no
+      // copy of the whole answer into a second buffer, and one view (the cache copies the
+      // middle out of it).
       writer.writeSuffix(out, meta, stamp);
       body = out.view();
+      if (cached) cache.admit(key, body, meta, shape, split, middleEnd);
     } else {
+      const bytes = out.view();
+      if (bytes.byteLength > ASYNC_COMPRESS_BYTES) return answerLater(writer, bytes, split, encoding, ownedMeta(meta), shape, req, immutable, format, cached);
+      // No prefix (JSON, CSV): no view made.
+      const head = encodeHead(split === 0 ? bytes : bytes.subarray(split), encoding);
+      if (cached) cache.admit(key, head, meta, shape);
       writeSuffix(writer, meta, stamp);
       body = bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
     }
-    return {
-      status: 200,
-      headerBlock: headers(meta, req, key, encoding, immutable),
-      contentType: writer.contentType,
-      body,
-      rows: meta.count,
-      format,
-    };
+    return answered(200, headers(meta, req, key, encoding, immutable), writer.contentType, body, meta.count, format);
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),

@@ -1,6 +1,6 @@
 import { ApiError, type HeaderPairs } from '../errors.js';
 import type { OutputColumn } from '../format/page-view.js';
-import type { PageMeta, ResolvedPage } from '../format/resolved-page.js';
+import type { ResolvedPage } from '../format/resolved-page.js';
 import { decodeCursor, encodeCursor } from '../query/cursor.js';
 import type { Page, PageResolver, Resume } from '../query/page-resolver.js';
 import { parseQuery } from '../query/parse-query.js';
@@ -9,12 +9,14 @@ import { parseWalkForward, type WalkForwardQuery } from '../query/parse-walk-for
 import type { Query } from '../query/query.js';
 import type { VintagesResolver } from '../query/vintages-resolver.js';
 import type { WalkForwardResolver } from '../query/walk-forward-resolver.js';
-import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
+import type { ExtensionValue } from '../render/envelope.js';
 import { dayEndUs } from '../time/instant.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
 import type { GenerationSupply } from './generation-supply.js';
+import type { PageScratch } from './page-scratch.js';
+import type { Mutable } from '../mutable.js';
 
 /** Why a dataset has nothing to serve, in words for the caller (details are in /admin/status and the log). */
 const UNAVAILABLE: Readonly<Record<DatasetSlot['state'], string>> = {
@@ -84,81 +86,97 @@ export interface PinnedRequest {
   readonly cursor: string | null;
   /** `as_of` and `generation` both fixed (contract 12): the answer never changes, so it may be cached as immutable */
   readonly immutable: boolean;
-  /** resolve: the page and its envelope, with `stored` (every stored column, or a projection) as the stored part of the layout */
+  /** resolve: the page and its envelope, with `stored` (every stored column, or a projection) as the stored part of the layout (the thread's scratch: see PageScratch) */
   resolve(stored: readonly OutputColumn[]): ResolvedPage;
 }
 
-/** The scratch a serving thread resolves pages in, one resolver per endpoint. */
+/** The scratch a serving thread resolves pages in: one resolver per endpoint, and the page they fill. */
 export interface Resolvers {
   readonly rows: PageResolver;
   readonly walkForward: WalkForwardResolver;
   readonly vintages: VintagesResolver;
+  readonly page: PageScratch;
 }
 
 /**
- * parse -> pin for one endpoint: throws the contract's 400s, 503 while nothing is loaded,
- * and MissingGeneration when the generation it names must be fetched first.
+ * parse -> pin for one endpoint, into the thread's Pinned: throws the contract's 400s, 503
+ * while nothing is loaded, and MissingGeneration when the generation it names must be
+ * fetched first.
  */
-export function pinRequest(kind: DataEndpointKind, resolvers: Resolvers, ctx: PinContext, slot: DatasetSlot, rawQuery: string): PinnedRequest {
+export function pinRequest(kind: DataEndpointKind, into: Pinned, ctx: PinContext, slot: DatasetSlot, rawQuery: string): PinnedRequest {
   switch (kind) {
     case 'rows': {
-      const located = pin(ctx, slot, parseQuery(rawQuery, slot.product, slot.dataset));
-      return new Pinned(kind, resolvers, located, located.query.asOfUs !== null);
+      const query = parseQuery(rawQuery, slot.product, slot.dataset);
+      pin(ctx, slot, query, into);
+      return into.as(kind, query.asOfUs !== null);
     }
     case 'walk_forward':
+      pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset), into);
       // Each decision date is its own as_of: with a generation, nothing of the answer can change.
-      return new Pinned(kind, resolvers, pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset)), true);
+      return into.as(kind, true);
     case 'vintages': {
-      const located = pin(ctx, slot, parseVintages(rawQuery, slot.product, slot.dataset));
-      return new Pinned(kind, resolvers, located, located.query.asOfUs !== null);
+      const query = parseVintages(rawQuery, slot.product, slot.dataset);
+      pin(ctx, slot, query, into);
+      return into.as(kind, query.asOfUs !== null);
     }
   }
 }
 
 /**
- * The endpoint-independent view of a pinned request: one object that resolves by its kind
- * (a closure per request cost two more objects). `asOfFixed`: the query's as_of is fixed,
- * so a generation makes the answer immutable.
+ * The endpoint-independent view of a pinned request, and the request it pins: one object
+ * per serving thread, refilled by every pinRequest (read at once, like the page it
+ * resolves), that resolves by its kind. A closure per request cost two more objects, and
+ * an object per request two more.
  */
-class Pinned implements PinnedRequest {
-  readonly gen: Generation;
-  readonly canonical: string;
-  readonly cursor: string | null;
-  readonly immutable: boolean;
+export class Pinned implements PinnedRequest, Mutable<LocatedQuery<PinnableQuery>> {
+  slot!: DatasetSlot;
+  query!: PinnableQuery;
+  gen!: Generation;
+  resume: Resume = null;
+  canonical = '';
+  cursor: string | null = null;
+  immutable = false;
+  private kind: DataEndpointKind = 'rows';
 
-  constructor(
-    private readonly kind: DataEndpointKind,
-    private readonly resolvers: Resolvers,
-    private readonly located: LocatedQuery<PinnableQuery>,
-    asOfFixed: boolean,
-  ) {
-    this.gen = located.gen;
-    this.canonical = located.query.canonical;
-    this.cursor = located.query.cursor;
-    this.immutable = asOfFixed && located.query.generation !== null;
+  constructor(private readonly resolvers: Resolvers) {}
+
+  /** Completes a pin (its query, generation and resume set) as a request of `kind`; `asOfFixed`: a generation makes the answer immutable. */
+  as(kind: DataEndpointKind, asOfFixed: boolean): this {
+    this.kind = kind;
+    this.canonical = this.query.canonical;
+    this.cursor = this.query.cursor;
+    this.immutable = asOfFixed && this.query.generation !== null;
+    return this;
+  }
+
+  /** This object as the located query it holds (its query's type is named by `kind`). */
+  private located(): LocatedQuery<PinnableQuery> {
+    return this;
   }
 
   resolve(stored: readonly OutputColumn[]): ResolvedPage {
-    const { resolvers, located } = this;
+    const resolvers = this.resolvers;
+    const located = this.located();
     // pinRequest pairs each kind with its own parser's query: the casts name that pairing.
     switch (this.kind) {
       case 'rows':
-        return resolveDataPage(resolvers.rows, located as LocatedQuery, stored);
+        return resolveDataPage(resolvers.rows, resolvers.page, located as LocatedQuery, stored);
       case 'walk_forward':
-        return resolveWalkForwardPage(resolvers.walkForward, located as LocatedQuery<WalkForwardQuery>, stored);
+        return resolveWalkForwardPage(resolvers.walkForward, resolvers.page, located as LocatedQuery<WalkForwardQuery>, stored);
       case 'vintages':
-        return resolveVintagesPage(resolvers.vintages, located as LocatedQuery<VintagesQuery>, stored);
+        return resolveVintagesPage(resolvers.vintages, resolvers.page, located as LocatedQuery<VintagesQuery>, stored);
     }
   }
 }
 
 /**
- * The generation answering a parsed query: its cursor's (contract 2: a chain is answered
- * from one generation), the one `generation=N` names (contract 12), or the current one.
- * 400 for a cursor of another query or one that does not decode, MissingGeneration when
- * the generation named is not held here, 503 when the dataset has nothing loaded.
+ * The generation answering a parsed query, into `into` with the query and where a chain
+ * resumes: its cursor's (contract 2: a chain is answered from one generation), the one
+ * `generation=N` names (contract 12), or the current one. 400 for a cursor of another
+ * query or one that does not decode, MissingGeneration when the generation named is not
+ * held here, 503 when the dataset has nothing loaded.
  */
-export function pin<Q extends PinnableQuery>(ctx: PinContext, slot: DatasetSlot, query: Q): LocatedQuery<Q> {
+export function pin(ctx: PinContext, slot: DatasetSlot, query: PinnableQuery, into: Mutable<LocatedQuery<PinnableQuery>>): void {
   const { registry } = ctx;
   let gen = slot.current;
   // Retry-After (RFC 9110 10.2.3): a hint for clients that retry (the typed client honours it).
@@ -180,7 +198,10 @@ export function pin<Q extends PinnableQuery>(ctx: PinContext, slot: DatasetSlot,
     ctx.supply?.touched(slot, wanted);
     gen = held;
   }
-  return { slot, query, gen, resume };
+  into.slot = slot;
+  into.query = query;
+  into.gen = gen;
+  into.resume = resume;
 }
 
 /** The metadata fields after the spec's, per endpoint (contract 2, 10, 11, 12), in the order they are written. */
@@ -191,77 +212,95 @@ const VINTAGES_EXTENSIONS = ['generation', 'as_of', 'release', 'vintage_floor'] 
 /**
  * resolve: the page of `GET /{product}/{dataset}` (contract 2) and its envelope, computed
  * once, before and apart from any writer, with the output layout the request asked for
- * (every stored column, or a projection). The view's rows are the resolver's scratch.
+ * (every stored column, or a projection), into the thread's PageScratch (valid until the
+ * next resolve, like the resolver's rows).
  */
-export function resolveDataPage(resolver: PageResolver, located: LocatedQuery, columns: readonly OutputColumn[] = located.gen.outputColumns): ResolvedPage {
+export function resolveDataPage(
+  resolver: PageResolver,
+  into: PageScratch,
+  located: LocatedQuery,
+  columns: readonly OutputColumn[] = located.gen.outputColumns,
+): ResolvedPage {
   const { slot, query, gen } = located;
   const page = resolver.resolve(gen, query, located.resume);
-  return {
-    view: { columns, rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
-    meta: pageMeta(located, page, query.asOfUs, ROWS_EXTENSIONS, [
-      gen.number,
-      query.asOfUs === null ? null : new InstantMicros(query.asOfUs),
-      slot.product.floor,
-      query.asOfUs !== null && query.asOfUs < slot.floorUs,
-    ]),
-  };
+  const v = into.rowsValues;
+  v[0] = gen.number;
+  v[1] = asOfValue(into, query.asOfUs);
+  v[2] = slot.product.floor;
+  v[3] = query.asOfUs !== null && query.asOfUs < slot.floorUs;
+  return fill(into, located, page, columns, query.asOfUs, ROWS_EXTENSIONS, v);
 }
 
 /**
  * `GET /{product}/{dataset}/walk_forward` (contract 10): `decision_date` first, then the
  * stored columns. data_latest_date and data_age_hours are those of as_of = decision_to.
  */
-export function resolveWalkForwardPage(resolver: WalkForwardResolver, located: LocatedQuery<WalkForwardQuery>, stored: readonly OutputColumn[]): ResolvedPage {
+export function resolveWalkForwardPage(
+  resolver: WalkForwardResolver,
+  into: PageScratch,
+  located: LocatedQuery<WalkForwardQuery>,
+  stored: readonly OutputColumn[],
+): ResolvedPage {
   const { slot, query, gen } = located;
   const page = resolver.resolve(gen, query, located.resume);
-  const asOfUs = dayEndUs(query.decisionTo);
-  return {
-    view: { columns: [{ column: page.decisionDate, at: 'position' }, ...stored], rows: page.rows, count: page.count, seriesKey: gen.table.seriesKey },
-    meta: pageMeta(located, page, asOfUs, WALK_FORWARD_EXTENSIONS, [gen.number, query.decisions, slot.product.floor]),
-  };
+  const v = into.walkForwardValues;
+  v[0] = gen.number;
+  v[1] = query.decisions;
+  v[2] = slot.product.floor;
+  return fill(into, located, page, into.withPrefix(page.decisionDate, stored), dayEndUs(query.decisionTo), WALK_FORWARD_EXTENSIONS, v);
 }
 
 /** `GET /{product}/{dataset}/vintages` (contract 11): the stored columns, then `visible_from` and `visible_to`. */
-export function resolveVintagesPage(resolver: VintagesResolver, located: LocatedQuery<VintagesQuery>, stored: readonly OutputColumn[]): ResolvedPage {
+export function resolveVintagesPage(
+  resolver: VintagesResolver,
+  into: PageScratch,
+  located: LocatedQuery<VintagesQuery>,
+  stored: readonly OutputColumn[],
+): ResolvedPage {
   const { slot, query, gen } = located;
   const page = resolver.resolve(gen, query, located.resume);
-  return {
-    view: {
-      columns: [...stored, { column: page.visibleFrom, at: 'position' }, { column: page.visibleTo, at: 'position' }],
-      rows: page.rows,
-      count: page.count,
-      seriesKey: gen.table.seriesKey,
-    },
-    meta: pageMeta(located, page, query.asOfUs, VINTAGES_EXTENSIONS, [
-      gen.number,
-      query.asOfUs === null ? null : new InstantMicros(query.asOfUs),
-      query.firstOnly ? 'first' : 'all',
-      slot.product.floor,
-    ]),
-  };
+  const v = into.vintagesValues;
+  v[0] = gen.number;
+  v[1] = asOfValue(into, query.asOfUs);
+  v[2] = query.firstOnly ? 'first' : 'all';
+  v[3] = slot.product.floor;
+  return fill(into, located, page, into.withSuffix(stored, page.visibleFrom, page.visibleTo), query.asOfUs, VINTAGES_EXTENSIONS, v);
 }
 
-/** The envelope of a page (contract 4): data_latest_date and data_age_hours under `asOfUs` (none = everything). */
-function pageMeta(
+/** The request's as_of as an extension value: the scratch's instant, refilled, or null. */
+function asOfValue(into: PageScratch, asOfUs: number | null): ExtensionValue {
+  if (asOfUs === null) return null;
+  into.asOf.us = asOfUs;
+  return into.asOf;
+}
+
+/** The page's view and envelope (contract 4: data_latest_date and data_age_hours under `asOfUs`, none = everything) into the scratch. */
+function fill(
+  into: PageScratch,
   located: LocatedQuery<PinnableQuery>,
   page: Page,
+  columns: readonly OutputColumn[],
   asOfUs: number | null,
   extensionKeys: readonly string[],
   extensionValues: readonly ExtensionValue[],
-): PageMeta {
+): ResolvedPage {
   const { slot, query, gen } = located;
   const t = asOfUs ?? Infinity;
-  const nextCursor = page.next === null ? null : encodeCursor({ generation: gen.number, fingerprint: query.fingerprint, total: page.total, ...page.next });
-  return {
-    productId: slot.product.id,
-    count: page.count,
-    totalCount: page.total,
-    nextCursor,
-    generation: gen.number,
-    dataLatestDate: gen.table.latestDateByThr.query(t),
-    maxObservedUs: gen.table.maxObservedByThr.query(t),
-    asOfUs,
-    extensionKeys,
-    extensionValues,
-  };
+  const view = into.view;
+  view.columns = columns;
+  view.rows = page.rows;
+  view.count = page.count;
+  view.seriesKey = gen.table.seriesKey;
+  const meta = into.meta;
+  meta.productId = slot.product.id;
+  meta.count = page.count;
+  meta.totalCount = page.total;
+  meta.nextCursor = page.next === null ? null : encodeCursor({ generation: gen.number, fingerprint: query.fingerprint, total: page.total, ...page.next });
+  meta.generation = gen.number;
+  meta.dataLatestDate = gen.table.latestDateByThr.query(t);
+  meta.maxObservedUs = gen.table.maxObservedByThr.query(t);
+  meta.asOfUs = asOfUs;
+  meta.extensionKeys = extensionKeys;
+  meta.extensionValues = extensionValues;
+  return into;
 }

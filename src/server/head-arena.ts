@@ -49,11 +49,11 @@ export class HeadArena {
   }
 
   /**
-   * Copies src into a fresh chain and returns its first page (-1 for an empty head). The
-   * caller has made sure `pagesFor(src.byteLength)` pages are free.
+   * Copies src[start..end) into a fresh chain and returns its first page (-1 for an empty
+   * head). The caller has made sure `pagesFor(end - start)` pages are free.
    */
-  store(src: Uint8Array): number {
-    const n = src.byteLength;
+  store(src: Uint8Array, start = 0, end = src.byteLength): number {
+    const n = end - start;
     const need = HeadArena.pagesFor(n);
     if (need > this.free) throw new RangeError(`head of ${n} bytes needs ${need} pages, ${this.free} free`);
     if (need === 0) return -1;
@@ -61,7 +61,7 @@ export class HeadArena {
     let page = first;
     let last = first;
     for (let at = 0; at < n; at += HEAD_PAGE_BYTES) {
-      copyBytes(this.bytes, page * HEAD_PAGE_BYTES, src, at, Math.min(n, at + HEAD_PAGE_BYTES));
+      copyBytes(this.bytes, page * HEAD_PAGE_BYTES, src, start + at, start + Math.min(n, at + HEAD_PAGE_BYTES));
       last = page;
       page = this.next[page]!;
     }

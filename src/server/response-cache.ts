@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
-import type { PageMeta } from '../format/resolved-page.js';
+import { ownedMeta, type PageMeta } from '../format/resolved-page.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
@@ -28,6 +28,11 @@ export type CachedHead = (KeptHead & { readonly encoding: null }) | (KeptHead & 
 /** What an entry counts against the bound: its bytes, its key's text (UTF-16) and about what its LRU node, entry and meta take. */
 function entrySize(bytes: number, key: RequestKey): number {
   return bytes + 2 * key.length + 256;
+}
+
+/** The bytes a head keeps: the identity middle's, or its encoded bytes'. */
+function byteLengthOf(head: Uint8Array | EncodedHead): number {
+  return head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength;
 }
 
 /** A candidate asked for this often lately is warm: past the counts a cyclic sweep's keys hover at (Caffeine's threshold). */
@@ -123,15 +128,17 @@ export class ResponseCache {
 
   /**
    * Keeps the entry if its key was asked for before and, when the cache is full, more often
-   * than the entry it would evict first (its bytes are copied: `head` may be a reused view).
+   * than the entry it would evict first. What is kept is copied (`head` may be a reused
+   * view, `meta` the thread's scratch). An identity head is `head[start..end)`: the middle
+   * of a body written with its suffix, with no view cut for it.
    */
-  admit(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  admit(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start = 0, end = byteLengthOf(head)): void {
     const hash = key.slot;
     if (this.frequency.increment(hash) === 0) {
       this.declined++;
       return;
     }
-    const bytes = head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength;
+    const bytes = end - start;
     if (this.tooLargeFor(key, bytes)) return;
     if (!this.hasRoomFor(key, bytes)) {
       const victim = this.lru.rvalues().next().value;
@@ -140,7 +147,7 @@ export class ResponseCache {
         return;
       }
     }
-    this.store(key, head, meta, shape);
+    this.store(key, head, meta, shape, start, end);
   }
 
   /**
@@ -181,8 +188,9 @@ export class ResponseCache {
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
   set(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
-    if (this.tooLargeFor(key, head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength)) return;
-    this.store(key, head, meta, shape);
+    const end = byteLengthOf(head);
+    if (this.tooLargeFor(key, end)) return;
+    this.store(key, head, meta, shape, 0, end);
   }
 
   /** True (and counted) when a head of `bytes` alone exceeds the bound: it is never kept. */
@@ -197,17 +205,19 @@ export class ResponseCache {
     return this.lru.calculatedSize + entrySize(bytes, key) <= this.maxBytes && this.arena.freePages >= HeadArena.pagesFor(bytes);
   }
 
-  private store(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  private store(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start: number, end: number): void {
     const src = head instanceof Uint8Array ? head : head.bytes;
+    const bytes = end - start;
     // Whole pages may hold more than the bytes the bound counts: make room in least-recently-used order.
-    const need = HeadArena.pagesFor(src.byteLength);
+    const need = HeadArena.pagesFor(bytes);
     while (this.arena.freePages < need && this.lru.size > 0) this.lru.pop();
-    const first = this.arena.store(src);
+    const first = this.arena.store(src, start, end);
     const kept = key.copy();
+    const owned = ownedMeta(meta);
     const entry: CachedHead =
       head instanceof Uint8Array
-        ? { first, bytes: src.byteLength, meta, shape, key: kept, encoding: null }
-        : { first, bytes: src.byteLength, meta, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
+        ? { first, bytes, meta: owned, shape, key: kept, encoding: null }
+        : { first, bytes, meta: owned, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
     // Under the slot of a colliding request, this one takes its place (set disposes of it).
     this.lru.set(kept.slot, entry);
     this.stores++;

@@ -27,6 +27,23 @@ export function inProcessTransport(): { transport: Transport; handler: () => Han
   };
 }
 
+/**
+ * A GET as the transport hands it to the handler, for tests that hold the HttpResponse
+ * itself (whether an answer is owned or a reused view shows there, not through a Reply).
+ */
+export function getRequest(path: string, rawQuery: string, apiKey: string, acceptEncoding = ''): HttpRequest {
+  return {
+    method: 'GET',
+    path,
+    rawQuery,
+    apiKey,
+    accept: '*/*',
+    acceptEncoding,
+    ifNoneMatch: '',
+    client: { peer: () => '127.0.0.1', forwardedFor: () => '' },
+  };
+}
+
 /** fetch upper-cases these methods and leaves any other as given. */
 const NORMALISED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 

@@ -1,0 +1,71 @@
+import type { OutputColumn, PageView } from '../format/page-view.js';
+import type { PageMeta, ResolvedPage } from '../format/resolved-page.js';
+import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
+import type { Column } from '../store/column.js';
+import type { Mutable } from '../mutable.js';
+
+const NO_ROWS = new Int32Array(0);
+
+/**
+ * A serving thread's resolved page: one view, one meta and one list of extension values
+ * per endpoint, refilled by every resolve (data-page.ts), like the resolver's rows. The
+ * writers read a page at once; what keeps a meta keeps `ownedMeta` of it. Handing a page
+ * to a writer then allocates nothing.
+ *
+ * The output layouts with computed columns (walk_forward's `decision_date` first, vintages'
+ * `visible_from` and `visible_to` last) are kept while their parts are the same objects: a
+ * writer finds its compiled layout by the identity of the list (layout-cache.ts), so a new
+ * list per request would also cost a shape string and a WeakMap entry per request.
+ */
+export class PageScratch implements ResolvedPage {
+  readonly view: Mutable<PageView> = { columns: [], rows: NO_ROWS, count: 0, seriesKey: [] };
+  readonly meta: Mutable<PageMeta> = {
+    productId: '',
+    count: 0,
+    totalCount: 0,
+    nextCursor: null,
+    generation: 0,
+    dataLatestDate: null,
+    maxObservedUs: null,
+    asOfUs: null,
+    extensionKeys: [],
+    extensionValues: [],
+  };
+  /** the page's `as_of`, as an extension value (refilled; ownedMeta copies it) */
+  readonly asOf = new InstantMicros(0);
+  /** extension values of `GET /{product}/{dataset}`: generation, as_of, vintage_floor, floor_applied */
+  readonly rowsValues: ExtensionValue[] = [0, null, null, false];
+  /** of walk_forward: generation, decisions, vintage_floor */
+  readonly walkForwardValues: ExtensionValue[] = [0, 0, null];
+  /** of vintages: generation, as_of, release, vintage_floor */
+  readonly vintagesValues: ExtensionValue[] = [0, null, 'all', null];
+
+  private prefixed: readonly OutputColumn[] = [];
+  private prefixedFirst: Column | null = null;
+  private prefixedStored: readonly OutputColumn[] | null = null;
+  private suffixed: readonly OutputColumn[] = [];
+  private suffixedA: Column | null = null;
+  private suffixedB: Column | null = null;
+  private suffixedStored: readonly OutputColumn[] | null = null;
+
+  /** `first` (computed) then `stored`: the same list as last time when both are the same. */
+  withPrefix(first: Column, stored: readonly OutputColumn[]): readonly OutputColumn[] {
+    if (first !== this.prefixedFirst || stored !== this.prefixedStored) {
+      this.prefixed = [{ column: first, at: 'position' }, ...stored];
+      this.prefixedFirst = first;
+      this.prefixedStored = stored;
+    }
+    return this.prefixed;
+  }
+
+  /** `stored` then `a` and `b` (computed): the same list as last time when all are the same. */
+  withSuffix(stored: readonly OutputColumn[], a: Column, b: Column): readonly OutputColumn[] {
+    if (a !== this.suffixedA || b !== this.suffixedB || stored !== this.suffixedStored) {
+      this.suffixed = [...stored, { column: a, at: 'position' }, { column: b, at: 'position' }];
+      this.suffixedA = a;
+      this.suffixedB = b;
+      this.suffixedStored = stored;
+    }
+    return this.suffixed;
+  }
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { OutputColumn } from '../src/format/page-view.js';
+import { ownedMeta, type PageMeta } from '../src/format/resolved-page.js';
+import { InstantMicros } from '../src/render/envelope.js';
+import { PageScratch } from '../src/server/page-scratch.js';
+import type { Date32Column, FloatColumn } from '../src/store/column.js';
+
+const date = (name: string): Date32Column => ({ kind: 'date32', name, validity: null, values: new Int32Array(4) });
+const float = (name: string): FloatColumn => ({ kind: 'float', name, validity: null, values: new Float64Array(4) });
+const stored = (names: string[]): OutputColumn[] => names.map((n) => ({ column: float(n), at: 'row' }));
+
+describe("PageScratch (a serving thread's resolved page, refilled per request)", () => {
+  it('withPrefix: the computed column, then the stored ones; the same list while both parts are the same objects', () => {
+    const scratch = new PageScratch();
+    const decision = date('decision_date');
+    const layout = stored(['date', 'value']);
+    const first = scratch.withPrefix(decision, layout);
+    expect(first.map((c) => [c.column.name, c.at])).toEqual([
+      ['decision_date', 'position'],
+      ['date', 'row'],
+      ['value', 'row'],
+    ]);
+    expect(scratch.withPrefix(decision, layout)).toBe(first);
+    // A grown resolver column, or another layout (a projection, a newer generation): a new list.
+    const grown = scratch.withPrefix(date('decision_date'), layout);
+    expect(grown).not.toBe(first);
+    expect(grown).toEqual(first.map((c, i) => (i === 0 ? { ...c, column: grown[0]!.column } : c)));
+    const projected = stored(['date']);
+    expect(scratch.withPrefix(grown[0]!.column, projected).map((c) => c.column.name)).toEqual(['decision_date', 'date']);
+  });
+
+  it('withSuffix: the stored columns, then the two computed ones; the same list while all three parts are the same objects', () => {
+    const scratch = new PageScratch();
+    const from = date('visible_from');
+    const to = date('visible_to');
+    const layout = stored(['date', 'value']);
+    const first = scratch.withSuffix(layout, from, to);
+    expect(first.map((c) => [c.column.name, c.at])).toEqual([
+      ['date', 'row'],
+      ['value', 'row'],
+      ['visible_from', 'position'],
+      ['visible_to', 'position'],
+    ]);
+    expect(scratch.withSuffix(layout, from, to)).toBe(first);
+    expect(scratch.withSuffix(layout, date('visible_from'), to)).not.toBe(first);
+    expect(scratch.withSuffix(layout, from, date('visible_to'))).not.toBe(first);
+    expect(scratch.withSuffix(stored(['date', 'value']), from, to)).not.toBe(first);
+  });
+});
+
+describe('ownedMeta (a meta that is kept: the response cache, an answer finished off the thread)', () => {
+  it('copies every field and the values, with instants of its own, so refilling the scratch leaves it as it was', () => {
+    const scratch = new PageScratch();
+    const meta = scratch.meta;
+    const values = scratch.rowsValues;
+    Object.assign(meta, {
+      productId: 'gbsi_eu',
+      count: 3,
+      totalCount: 40,
+      nextCursor: 'abc',
+      generation: 7,
+      dataLatestDate: 20_000,
+      maxObservedUs: 1_700_000_000_000_000,
+      asOfUs: 1_700_000_100_000_000,
+      extensionKeys: ['generation', 'as_of', 'vintage_floor', 'floor_applied'],
+      extensionValues: values,
+    } satisfies PageMeta);
+    scratch.asOf.us = 1_700_000_100_000_000;
+    values.splice(0, 4, 7, scratch.asOf, '2026-01-13', true);
+    const owned = ownedMeta(meta);
+    const before = structuredClone({ ...owned, extensionValues: owned.extensionValues.map((v) => (v instanceof InstantMicros ? { us: v.us } : v)) });
+
+    Object.assign(meta, { productId: 'x', count: 0, totalCount: 0, nextCursor: null, generation: 8, dataLatestDate: null, maxObservedUs: null, asOfUs: null });
+    scratch.asOf.us = 0;
+    values.splice(0, 4, 8, null, 'y', false);
+
+    expect({ ...owned, extensionValues: owned.extensionValues.map((v) => (v instanceof InstantMicros ? { us: v.us } : v)) }).toEqual(before);
+    expect(owned.extensionValues[1]).toBeInstanceOf(InstantMicros);
+    expect(before).toMatchObject({ productId: 'gbsi_eu', count: 3, totalCount: 40, nextCursor: 'abc', generation: 7, asOfUs: 1_700_000_100_000_000 });
+    expect(before.extensionValues).toEqual([7, { us: 1_700_000_100_000_000 }, '2026-01-13', true]);
+  });
+});
