@@ -113,8 +113,13 @@ async function crossCheck(
   }
 }
 
-/** Rounds of the interleaved share, each a slice of pitcache and a slice of its ceiling. */
-const PAIRED_ROUNDS = 3;
+/**
+ * Rounds of the interleaved share, each a slice of pitcache and a slice of its ceiling: six
+ * of 5 s in a 30-s run. With three of 10 s, one slow slice of pitcache (the VM's speed
+ * moved by a quarter between consecutive slices in the run of 2026-11-27 18:24) weighed a
+ * third of the share; shorter slices, alternated more often, follow the drift more closely.
+ */
+const PAIRED_ROUNDS = 6;
 
 /**
  * The same workload against the ceiling server answering a fixed body of this
