@@ -42,9 +42,18 @@ describe("PageScratch (a serving thread's resolved page, refilled per request)",
       ['visible_to', 'position'],
     ]);
     expect(scratch.withSuffix(layout, from, to)).toBe(first);
-    expect(scratch.withSuffix(layout, date('visible_from'), to)).not.toBe(first);
-    expect(scratch.withSuffix(layout, from, date('visible_to'))).not.toBe(first);
-    expect(scratch.withSuffix(stored(['date', 'value']), from, to)).not.toBe(first);
+    // One part other than the last call's at a time: each alone makes a new list.
+    const others: [OutputColumn[], Date32Column, Date32Column][] = [
+      [layout, date('visible_from'), to],
+      [layout, from, date('visible_to')],
+      [stored(['date', 'value']), from, to],
+    ];
+    for (const [s, a, b] of others) {
+      const last = scratch.withSuffix(layout, from, to);
+      const next = scratch.withSuffix(s, a, b);
+      expect(next).not.toBe(last);
+      expect(next.map((c) => c.column)).toEqual([...s.map((c) => c.column), a, b]);
+    }
   });
 });
 
