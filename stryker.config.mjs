@@ -25,6 +25,7 @@ export default {
     'src/query/canonical-text.ts',
     'src/server/request-ids.ts',
     'src/render/envelope.ts',
+    'src/server/page-scratch.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
