@@ -141,7 +141,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   /** the normalised request being answered (one, refilled per request) */
   const key = new RequestKey();
   /** when and as which record the request is answered (one, refilled per request; an answer finished later keeps a copy) */
-  const stamp: { retrievedAtUs: number; recordId: string } = { retrievedAtUs: 0, recordId: '' };
+  const stamp: Mutable<RequestStamp> = { retrievedAtUs: 0, recordId: '' };
 
   /** the answer given at once (one, refilled per request, like its header block and body) */
   const now: Mutable<DataAnswer> = { status: 200, headerBlock: { first: '', rest: EMPTY }, contentType: '', body: EMPTY, rows: 0, format: 'json' };
