@@ -215,12 +215,7 @@ const VINTAGES_EXTENSIONS = ['generation', 'as_of', 'release', 'vintage_floor'] 
  * (every stored column, or a projection), into the thread's PageScratch (valid until the
  * next resolve, like the resolver's rows).
  */
-export function resolveDataPage(
-  resolver: PageResolver,
-  into: PageScratch,
-  located: LocatedQuery,
-  columns: readonly OutputColumn[] = located.gen.outputColumns,
-): ResolvedPage {
+export function resolveDataPage(resolver: PageResolver, into: PageScratch, located: LocatedQuery, columns: readonly OutputColumn[]): ResolvedPage {
   const { slot, query, gen } = located;
   const page = resolver.resolve(gen, query, located.resume);
   const v = into.rowsValues;
