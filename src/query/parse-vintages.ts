@@ -2,7 +2,7 @@ import type { ProductSpec } from '../catalog/products.js';
 import { invalidParam } from '../errors.js';
 import { canonicalText } from './canonical-text.js';
 import type { FilterClause } from './query.js';
-import { asOfParam, boundedInt, cursorParam, dateRange, filterParams, generationParam, splitParams, type ParamRules } from './query-params.js';
+import { asOfParam, boundedInt, cursorParam, dateToParam, filterParams, generationParam, optionalDate, splitParams, type ParamRules } from './query-params.js';
 
 /** `GET /{product}/{dataset}/vintages` after validation (contract 11). */
 export interface VintagesQuery {
@@ -30,7 +30,8 @@ const RULES: ParamRules = { accepted: ACCEPTED, refused: REFUSED };
 
 export function parseVintages(rawQuery: string, product: ProductSpec, dataset: string): VintagesQuery {
   const params = splitParams(rawQuery, product, RULES);
-  const { dateFrom, dateTo } = dateRange(params);
+  const dateFrom = optionalDate(params, 'date_from');
+  const dateTo = dateToParam(params, dateFrom);
   const asOfUs = asOfParam(params);
   const release = params.get('release') ?? 'all';
   if (release !== 'all' && release !== 'first') throw invalidParam('release', 'release must be all or first');

@@ -7,6 +7,7 @@ import { parseQuery } from '../query/parse-query.js';
 import { parseVintages, type VintagesQuery } from '../query/parse-vintages.js';
 import { parseWalkForward, type WalkForwardQuery } from '../query/parse-walk-forward.js';
 import type { Query } from '../query/query.js';
+import { QueryScratch } from '../query/query-scratch.js';
 import type { VintagesResolver } from '../query/vintages-resolver.js';
 import type { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import type { ExtensionValue } from '../render/envelope.js';
@@ -106,7 +107,7 @@ export interface Resolvers {
 export function pinRequest(kind: DataEndpointKind, into: Pinned, ctx: PinContext, slot: DatasetSlot, rawQuery: string): PinnedRequest {
   switch (kind) {
     case 'rows': {
-      const query = parseQuery(rawQuery, slot.product, slot.dataset);
+      const query = parseQuery(rawQuery, slot.product, slot.dataset, into.queries);
       pin(ctx, slot, query, into);
       return into.as(kind, query.asOfUs !== null);
     }
@@ -137,6 +138,8 @@ export class Pinned implements PinnedRequest, Mutable<LocatedQuery<PinnableQuery
   cursor: string | null = null;
   immutable = false;
   private kind: DataEndpointKind = 'rows';
+  /** what the rows endpoint parses into (refilled per request, like the page it resolves) */
+  readonly queries = new QueryScratch();
 
   constructor(private readonly resolvers: Resolvers) {}
 
