@@ -55,4 +55,9 @@ export interface HttpResponse {
   body: Uint8Array;
 }
 
+/**
+ * A synchronous answer may be the handler's own object, refilled by its next call (like the
+ * body it carries): the transport writes it before calling the handler again. An answer
+ * that comes later (a promise) is owned.
+ */
 export type Handler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;

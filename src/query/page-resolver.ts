@@ -1,3 +1,4 @@
+import type { Mutable } from '../mutable.js';
 import type { Table } from '../store/table.js';
 import type { CursorState } from './cursor.js';
 import type { Query } from './query.js';
@@ -9,9 +10,9 @@ import type { SeriesValueIndex } from './series-value-index.js';
 export const SWEEP_MAX_SERIES = 16;
 
 /**
- * One page of an answer: the physical row ids to render, in output order.
- * `rows` is a view into the resolver's scratch memory, reused by its next call (the caller
- * writes the page before resolving again).
+ * One page of an answer: the physical row ids to render, in output order. The page and
+ * `rows` are the resolver's scratch, refilled by its next call (the caller writes the page
+ * before resolving again).
  */
 export interface Page {
   /** the resolver's scratch: only [0, count) is the page's (no view cut per request) */
@@ -56,6 +57,8 @@ export class PageResolver {
   private head = new Int32Array(256);
   private end = new Int32Array(256);
   private readonly merge = new KeyMerge();
+  /** the page every resolve returns, refilled (like `rows`, valid until the next call: no object per request) */
+  private readonly page: Mutable<Page> = { rows: this.rows, count: 0, total: 0, next: null };
 
   resolve(gen: Resolvable, q: Query, resume: Resume): Page {
     const table = gen.table;
@@ -198,7 +201,12 @@ export class PageResolver {
       const k = keyOfRow(table, last);
       next = { lastDate: table.keyDate[k]!, lastSeries: table.keySeries[k]!, lastExtra: 0, offset: offset + count };
     }
-    return { rows, count, total, next };
+    const page = this.page;
+    page.rows = rows;
+    page.count = count;
+    page.total = total;
+    page.next = next;
+    return page;
   }
 }
 

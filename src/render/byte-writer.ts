@@ -4,6 +4,9 @@ import { MAX_NUMBER_BYTES, putInt, putNull } from './format-number.js';
 /** Up to this many bytes a JS loop copies faster than a subarray + set (which allocates). */
 const LOOP_COPY_MAX = 64;
 
+/** Views kept by `view`, one per length modulo this (a power of two). */
+const VIEW_SLOTS = 256;
+
 /**
  * A growable output buffer, reused across responses. Hot writers reserve room once with
  * `ensure` and then write into `buf` at `pos` directly; the methods here are for the rest.
@@ -15,6 +18,14 @@ export class ByteWriter {
    * here, and set it to their end (never past what they reserved): that is the protocol.
    */
   pos = 0;
+  /**
+   * views[n % VIEW_SLOTS]: the last view of the storage made for a length of n, or
+   * undefined. A view is about 100 bytes of heap; a header block or a suffix comes back at
+   * the same few lengths request after request, so those views are made once (issue 11:
+   * near-zero allocation per request). Bodies of varying length mostly miss, and cost what
+   * they did. Emptied when the storage is replaced.
+   */
+  private readonly views: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(VIEW_SLOTS).fill(undefined);
 
   constructor(initialCapacity = 64 * 1024) {
     this.storage = Buffer.allocUnsafe(Math.max(16, initialCapacity));
@@ -40,11 +51,18 @@ export class ByteWriter {
     const next = Buffer.allocUnsafe(cap);
     this.storage.copy(next, 0, 0, this.pos);
     this.storage = next;
+    this.views.fill(undefined);
   }
 
-  /** The bytes written since the last reset; valid until the next reset or write. */
+  /** The bytes written since the last reset; valid until the next reset or write (the same object for the same length, while the storage stays). */
   view(): Uint8Array {
-    return this.storage.subarray(0, this.pos);
+    const n = this.pos;
+    const slot = n & (VIEW_SLOTS - 1);
+    const kept = this.views[slot];
+    if (kept !== undefined && kept.length === n) return kept;
+    const v = this.storage.subarray(0, n);
+    this.views[slot] = v;
+    return v;
   }
 
   byte(b: number): void {

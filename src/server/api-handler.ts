@@ -18,7 +18,8 @@ import type { DatasetRegistry } from './dataset-registry.js';
 import { DatasetSlot } from './dataset-slot.js';
 import { notServedHere } from './not-served.js';
 import type { RequestIds } from './request-ids.js';
-import { Router, type RouteAnswer } from './router.js';
+import { Router, type RouteAnswer, type RouteRequest } from './router.js';
+import type { Mutable } from '../mutable.js';
 
 export interface ApiDeps {
   readonly registry: DatasetRegistry;
@@ -54,6 +55,9 @@ export interface ApiHandler extends Handler {
 
 const JSON_TYPE = 'application/json';
 const NO_HEADERS: HeaderPairs = [];
+const EMPTY_BODY = new Uint8Array(0);
+/** What the handler's route request holds before its first request (never read). */
+const NO_REQUEST: HttpRequest = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '' };
 
 function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown }).then === 'function';
@@ -126,8 +130,18 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     return fail(new ApiError('internal_error', 'internal server error'), recordId, headers);
   };
 
-  /** A route's answer as the response, logged and counted. */
+  /**
+   * The response of an answer given at once, and the route request: one each per handler,
+   * refilled per request (issue 11: near-zero allocation per request). The transport writes
+   * a synchronous response before it calls the handler again (types.ts), and route handlers
+   * read their request before they return or await.
+   */
+  const now: Mutable<HttpResponse> = { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+  const routeRequest: Mutable<RouteRequest> = { req: NO_REQUEST, recordId: '', keyIndex: -1 };
+
+  /** A route's answer as the response (`into`: the handler's own, for an answer given at once; null: a new one), logged and counted. */
   const reply = (
+    into: Mutable<HttpResponse> | null,
     req: HttpRequest,
     a: RouteAnswer,
     headers: HeaderPairs,
@@ -136,24 +150,16 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     startedMs: number,
     dataset: string,
     endpoint: Endpoint,
-  ): HttpResponse =>
-    logged(
-      req,
-      {
-        status: a.status,
-        headers: joined(headers, a.headers),
-        headerBlock: a.headerBlock ?? null,
-        contentType: a.contentType,
-        requestId: recordId,
-        body: a.body,
-      },
-      keyId,
-      startedMs,
-      dataset,
-      endpoint,
-      a.format ?? 'none',
-      a.rows ?? 0,
-    );
+  ): HttpResponse => {
+    const r: Mutable<HttpResponse> = into ?? { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+    r.status = a.status;
+    r.headers = joined(headers, a.headers);
+    r.headerBlock = a.headerBlock ?? null;
+    r.contentType = a.contentType;
+    r.requestId = recordId;
+    r.body = a.body;
+    return logged(req, r, keyId, startedMs, dataset, endpoint, a.format ?? 'none', a.rows ?? 0);
+  };
 
   const handler = (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
     const startedMs = clock.now();
@@ -212,13 +218,16 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
         }
       }
       if (i < 0) throw match.error(req.method);
-      const answer = match.route(i).handler({ req, recordId, keyIndex }, match.target(i));
+      routeRequest.req = req;
+      routeRequest.recordId = recordId;
+      routeRequest.keyIndex = keyIndex;
+      const answer = match.route(i).handler(routeRequest, match.target(i));
       // A closure only for an answer that comes later: most come at once.
-      if (!isThenable(answer)) return reply(req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
+      if (!isThenable(answer)) return reply(now, req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
       const h = headers;
       const k = keyId;
       return answer.then(
-        (a) => reply(req, a, h, recordId, k, startedMs, dataset, endpoint),
+        (a) => reply(null, req, a, h, recordId, k, startedMs, dataset, endpoint),
         (err: unknown) => logged(req, failure(err, req, recordId, h), k, startedMs, dataset, endpoint, 'none', 0),
       );
     } catch (e) {
