@@ -4,6 +4,7 @@
 // of 30 batches of BATCH=2,000: the VM drifts, the least is what the code costs) or, with
 // ALLOC=N, the bytes it allocates per request (V8's sampling heap profiler, collected
 // objects included; RETAINED=1: only what survives) and the N functions allocating most.
+// HTTP=seconds (with ALLOC) measures it behind the transport, driven by wrk (see below).
 // PROF=file writes a CPU profile of the timed batches; ROW_MIB sets the row arena (default
 // 64, the server's default); WARM and N the warm-up and sampled request counts (large
 // pages want fewer).
@@ -70,6 +71,40 @@ const run = (n) => {
 };
 run(Number(process.env.WARM ?? 40_000)); // warm-up: JIT, caches
 
+/**
+ * HTTP=seconds (with ALLOC): the same handler behind pitcache's transport (src/http/uws-server.ts)
+ * on this thread, driven by wrk on CPU 1 with the workload's paths for that long after 3 s of
+ * warm-up; the sampled allocation is then divided by the requests wrk counted.
+ */
+const overHttp = Number(process.env.HTTP ?? 0);
+let wrkRun = null;
+if (overHttp > 0) {
+  const { listen } = await load('src/http/uws-server.js');
+  const { execFile } = await import('node:child_process');
+  const port = 18632;
+  await listen(handler, { host: '127.0.0.1', port });
+  const args = (sec) => [
+    '-c',
+    '1',
+    'wrk',
+    '-t1',
+    '-c64',
+    `-d${sec}s`,
+    '-s',
+    `${here}/bench/wrk/paths.lua`,
+    `http://127.0.0.1:${port}`,
+    '--',
+    `${paths}/${workload}.paths`,
+    'pitcache-bench-key',
+    'list',
+  ];
+  wrkRun = (sec) =>
+    new Promise((ok, fail) =>
+      execFile('taskset', args(sec), { encoding: 'utf8' }, (err, out) => (err ? fail(err) : ok(Number(/"requests":(\d+)/.exec(out)?.[1])))),
+    );
+  await wrkRun(3);
+}
+
 if (process.env.ALLOC) {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
@@ -79,8 +114,9 @@ if (process.env.ALLOC) {
     includeObjectsCollectedByMajorGC: !process.env.RETAINED,
     includeObjectsCollectedByMinorGC: !process.env.RETAINED,
   });
-  const n = Number(process.env.N ?? 20_000);
-  run(n);
+  let n = Number(process.env.N ?? 20_000);
+  if (wrkRun === null) run(n);
+  else n = await wrkRun(overHttp);
   const { profile } = await session.post('HeapProfiler.stopSampling');
   const by = new Map();
   let total = 0;
@@ -92,8 +128,9 @@ if (process.env.ALLOC) {
     for (const c of node.children) walk(c);
   };
   walk(profile.head);
-  console.log(`${workload}: ${(total / n).toFixed(0)} B allocated per request`);
+  console.log(`${workload}${wrkRun === null ? '' : ` over HTTP (${n} requests)`}: ${(total / n).toFixed(0)} B allocated per request`);
   for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.ALLOC))) console.log(`${(v / n).toFixed(0).padStart(7)}  ${k}`);
+  if (wrkRun !== null) process.exit(0);
 } else {
   // PROF=file: a CPU profile of the timed batches only (no load, no warm-up) to that file.
   let session;

@@ -1,0 +1,72 @@
+/* global process, console */
+// What a request allocates before pitcache's handler does anything: the floor under the
+// "KiB allocated per request" of bench/hand/alloc.sh. One thread, in this process, drives
+// by wrk with a workload's paths and key, for DUR seconds after 3 s of warm-up:
+//   ceiling    uWS answering a fixed body, reading nothing (bench/servers/ceiling-server.ts)
+//   transport  pitcache's own transport (src/http/uws-server.ts: it reads the method, URL,
+//              query and five headers into an HttpRequest) in front of a handler that
+//              answers one fixed HttpResponse object
+// Allocation is GcMetrics' count (src/metrics/gc-metrics.ts, what /metrics exports).
+// Usage: node bench/hand/transport-floor.mjs ROOT ceiling|transport workload DUR [bytes]
+//   ROOT: a checkout with dist/ built; paths from bench/hand/paths.mjs
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const here = resolve(import.meta.dirname, '../..');
+const root = resolve(process.argv[2] ?? here);
+const mode = process.argv[3] ?? 'transport';
+const workload = process.argv[4] ?? 'walk-forward-loop';
+const dur = Number(process.argv[5] ?? 8);
+const bytes = Number(process.argv[6] ?? 35000);
+const paths = process.env.PATHS_DIR ?? `${here}/bench/.data/paths`;
+const port = 18631;
+const load = (p) => import(`${root}/dist/${p}`);
+const { GcMetrics } = await load('src/metrics/gc-metrics.js');
+
+const body = Buffer.alloc(bytes, 0x20);
+body[0] = 0x7b;
+body[bytes - 1] = 0x7d;
+let close;
+if (mode === 'ceiling') {
+  const { loadNativeUws } = await load('src/http/native-uws.js');
+  const uws = loadNativeUws();
+  const app = uws.App().any('/*', (res) => {
+    res.cork(() => {
+      res.writeHeader('content-type', 'application/json').end(body);
+    });
+  });
+  await new Promise((ok) => app.listen('127.0.0.1', port, (t) => (t ? ok() : process.exit(2))));
+  close = () => app.close();
+} else {
+  const { listen } = await load('src/http/uws-server.js');
+  const answer = { status: 200, headers: [], headerBlock: null, contentType: 'application/json', requestId: 'req_0123456789abcdef', body };
+  const server = await listen(() => answer, { host: '127.0.0.1', port });
+  close = () => server.close();
+}
+const gc = new GcMetrics('floor');
+// wrk in a child, waited for without blocking: the server answers on this thread's loop.
+const wrkArgs = (seconds) => [
+  '-c',
+  '1',
+  'wrk',
+  '-t1',
+  '-c64',
+  `-d${seconds}s`,
+  '-s',
+  `${here}/bench/wrk/paths.lua`,
+  `http://127.0.0.1:${port}`,
+  '--',
+  `${paths}/${workload}.paths`,
+  'pitcache-bench-key',
+  'list',
+];
+const run = (seconds) => new Promise((ok, fail) => execFile('taskset', wrkArgs(seconds), { encoding: 'utf8' }, (err, out) => (err ? fail(err) : ok(out))));
+await run(3);
+const a0 = gc.totals().allocatedBytes;
+const out = await run(dur);
+const a1 = gc.totals().allocatedBytes;
+const n = Number(/"requests":(\d+)/.exec(out)?.[1] ?? NaN);
+console.log(`${mode} ${workload}: ${n} requests in ${dur} s, ${((a1 - a0) / n).toFixed(0)} B allocated per request`);
+gc.close();
+close();
+process.exit(0);
