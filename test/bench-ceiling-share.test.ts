@@ -123,4 +123,11 @@ describe('sumOfSlices (the ceiling row of an interleaved run)', () => {
     const slices = [run(100, 10, 4), run(300, 10, 9), run(200, 10, 5)].map((r, i) => ({ ...r, errors: i }));
     expect(sumOfSlices(slices)).toEqual({ requests: 600, seconds: 30, rows: 600, errors: 3, p50Ms: 2.5, p99Ms: 5 });
   });
+
+  it('sums the GC counters when every slice has them (the ceiling server reports them), and leaves them out otherwise', () => {
+    const gc = (k: number) => ({ allocatedBytes: 1000 * k, scavenges: k, markCompacts: k % 2, pauseMs: 0.5 * k, markCompactPauseMs: 0.25 * k });
+    const slices = [1, 2, 3].map((k) => ({ ...run(100 * k, 5, 4), gc: gc(k) }));
+    expect(sumOfSlices(slices).gc).toEqual({ allocatedBytes: 6000, scavenges: 6, markCompacts: 2, pauseMs: 3, markCompactPauseMs: 1.5 });
+    expect(sumOfSlices([slices[0]!, run(100, 5, 4)]).gc).toBeUndefined();
+  });
 });

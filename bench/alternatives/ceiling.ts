@@ -32,5 +32,7 @@ export function ceilingAlternative(o: CeilingOptions): HttpServerAlternative {
     ...(o.wrkThreads === undefined ? {} : { wrkThreads: o.wrkThreads }),
     version: process.version,
     note: 'no lookup, no encoding: HTTP and bytes only',
+    // its /metrics has the allocation and collections of its threads, as pitcache's has
+    gcMetrics: true,
   });
 }

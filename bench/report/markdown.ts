@@ -1,5 +1,5 @@
 /** BenchResults -> bench/RESULTS.md. Tables only; the targets section says what was missed. */
-import type { RunResult } from '../alternatives/types.js';
+import type { GcOverRun, RunResult } from '../alternatives/types.js';
 import type { BenchResults, CeilingRun, Outcome } from './model.js';
 import { evaluateTargets } from './targets.js';
 import { bestPitcache, ceilingShare, isPitcache, reqPerSec } from './measures.js';
@@ -169,25 +169,31 @@ export function renderMarkdown(res: BenchResults): string {
   return L.join('\n') + '\n';
 }
 
-/** Allocation and GC of pitcache's serving threads over each measured run (its /metrics, read before and after). */
+/**
+ * Allocation and GC of pitcache's serving threads over each measured run (its /metrics, read
+ * before and after), each followed by its ceiling's over the interleaved slices: the same
+ * counters of a uWS thread answering a fixed body, what HTTP alone allocates on this stack.
+ */
 function renderGc(res: BenchResults, L: string[]): void {
   const rows: string[] = [];
+  const row = (workload: string, name: string, r: RunResult, g: GcOverRun): string => {
+    const per10 = (n: number): string => f((n * 10) / r.seconds, 1);
+    return `| ${workload} | ${name} | ${f(g.allocatedBytes / r.requests / 1024, 2)} | ${per10(g.scavenges)} | ${per10(g.markCompacts)} | ${f((g.pauseMs * 10) / r.seconds, 0)} | ${f((g.markCompactPauseMs * 10) / r.seconds, 0)} |`;
+  };
   for (const w of res.workloads) {
     for (const a of res.alternatives.filter(isPitcache)) {
       const r = a.runs[w.name];
       if (r?.ok !== true || r.gc === undefined) continue;
-      const g = r.gc;
-      const per10 = (n: number): string => f((n * 10) / r.seconds, 1);
-      rows.push(
-        `| ${w.name} | ${a.name} | ${f(g.allocatedBytes / r.requests / 1024, 1)} | ${per10(g.scavenges)} | ${per10(g.markCompacts)} | ${f((g.pauseMs * 10) / r.seconds, 0)} | ${f((g.markCompactPauseMs * 10) / r.seconds, 0)} |`,
-      );
+      rows.push(row(w.name, a.name, r, r.gc));
+      const c = a.ceilings?.[w.name];
+      if (c?.ok === true && c.gc !== undefined) rows.push(row(w.name, `↳ its ceiling (fixed ${c.bodyBytes} B body, the interleaved slices)`, c, c.gc));
     }
   }
   if (rows.length === 0) return;
   L.push(
     '## Allocation and garbage collection (pitcache serving threads, measured runs)',
     '',
-    'Differences of `pitcache_heap_allocated_bytes_total`, `pitcache_gc_total` and `pitcache_gc_pause_seconds_total` (GET /metrics, summed over serving threads) across each measured run above; per request divides by the requests wrk counted.',
+    'Differences of `pitcache_heap_allocated_bytes_total`, `pitcache_gc_total` and `pitcache_gc_pause_seconds_total` (GET /metrics, summed over serving threads) across each measured run above; per request divides by the requests wrk counted. The ceiling server reports the same counters (bench/servers/ceiling-server.ts): what uWS allocates per request when the handler reads nothing and answers a fixed body.',
     '',
     '| workload | alternative | KiB allocated / request | scavenges / 10 s | mark-compacts / 10 s | GC pause ms / 10 s | of which mark-compact ms |',
     '|---|---|---:|---:|---:|---:|---:|',

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Alternative, BenchData, BenchQuery, RunResult, WorkloadName } from '../alternatives/types.js';
+import type { Alternative, BenchData, BenchQuery, GcOverRun, RunResult, WorkloadName } from '../alternatives/types.js';
 import { HttpServerAlternative } from '../alternatives/http-server.js';
 import type { AlternativeResults, BenchResults, CeilingRun, Outcome, PairedRound } from '../report/model.js';
 import { ceilingShare } from '../report/measures.js';
@@ -183,16 +183,28 @@ async function ceilingRun(
   }
 }
 
-/** A run made of slices: counts summed, latencies the slices' medians (their histograms are not kept). */
+/** A run made of slices: counts summed (GC counters too, when every slice has them), latencies the slices' medians (their histograms are not kept). */
 export function sumOfSlices(runs: readonly RunResult[]): RunResult {
   const total = (pick: (r: RunResult) => number): number => runs.reduce((a, r) => a + pick(r), 0);
-  return {
+  const summed: RunResult = {
     requests: total((r) => r.requests),
     seconds: total((r) => r.seconds),
     rows: total((r) => r.rows),
     errors: total((r) => r.errors),
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
+  };
+  if (runs.length === 0 || runs.some((r) => r.gc === undefined)) return summed;
+  const gc = (pick: (g: GcOverRun) => number): number => runs.reduce((a, r) => a + pick(r.gc!), 0);
+  return {
+    ...summed,
+    gc: {
+      allocatedBytes: gc((g) => g.allocatedBytes),
+      scavenges: gc((g) => g.scavenges),
+      markCompacts: gc((g) => g.markCompacts),
+      pauseMs: gc((g) => g.pauseMs),
+      markCompactPauseMs: gc((g) => g.markCompactPauseMs),
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { OpsError, type OpsErrorCode } from '../ops-errors.js';
 import { snapshotToTable, type SnapshotExpectations } from '../store/snapshot-to-table.js';
 import { tableFromTransfer, type TableTransfer } from '../store/table-transfer.js';
@@ -154,12 +154,12 @@ export interface BuildRequest {
  * Starts a worker on an ES module. Under the TypeScript sources (tests, development) the
  * worker registers tsx first: Node 20 does not pass `--import` loaders on to workers.
  */
-export function spawnModuleWorker(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
+export function spawnModuleWorker(url: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
   const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
   const tsx = join(dirname(pkg), 'dist/esm/api/index.mjs');
   const boot = `import(${JSON.stringify(pathToHref(tsx))}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { ...options, eval: true });
 }
 
 function pathToHref(path: string): string {
