@@ -1,4 +1,4 @@
-/* global process, console */
+/* global process, console, Buffer */
 // What a request allocates before pitcache's handler does anything: the floor under the
 // "KiB allocated per request" of bench/hand/alloc.sh. One thread, in this process, drives
 // by wrk with a workload's paths and key, for DUR seconds after 3 s of warm-up:
