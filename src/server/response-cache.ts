@@ -1,9 +1,9 @@
-import { LRUCache } from 'lru-cache';
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import { ownedMeta, type PageMeta } from '../format/resolved-page.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
+import { SlotLru } from './slot-lru.js';
 
 /**
  * A kept head, an answer's cacheable middle: its bytes live in the cache's HeadArena (a
@@ -79,13 +79,7 @@ export interface ResponseCacheStats {
  * taking back), so those were never cached at all.
  */
 export class ResponseCache {
-  private readonly lru: LRUCache<number, CachedHead>;
-  /**
-   * lru-cache's get defaults its options to a fresh `{}` per call: one kept object saves
-   * that per request. get writes `status` into it, which stays undefined unless a
-   * diagnostics_channel subscriber listens to lru-cache (none does in pitcache).
-   */
-  private readonly getOptions: LRUCache.GetOptions<number, CachedHead, unknown> = {};
+  private readonly lru: SlotLru<CachedHead>;
   private readonly arena: HeadArena;
   private readonly frequency: FrequencySketch;
   private hits = 0;
@@ -100,15 +94,15 @@ export class ResponseCache {
 
   constructor(private readonly maxBytes: number) {
     this.arena = new HeadArena(maxBytes);
-    this.lru = new LRUCache<number, CachedHead>({
-      maxSize: maxBytes,
-      sizeCalculation: (v) => entrySize(v.bytes, v.key),
-      // Every way out of the cache (evicted, replaced, deleted) gives its pages back.
-      dispose: (v, _k, reason) => {
+    this.lru = new SlotLru<CachedHead>(
+      maxBytes,
+      (v) => entrySize(v.bytes, v.key),
+      // Every way out of the cache (evicted or replaced) gives its pages back.
+      (v, _slot, reason) => {
         this.arena.release(v.first);
         if (reason === 'evict') this.evictions++;
       },
-    });
+    );
     // About 16 counters per answer of a typical size (33 KB) the cache can hold, as Caffeine
     // sizes its sketch; it halves after about 10 such answers' worth of asks.
     this.frequency = new FrequencySketch(Math.ceil(maxBytes / 2048));
@@ -116,7 +110,7 @@ export class ResponseCache {
 
   /** The head kept for this very request, or undefined (a miss: admit what is rendered then). */
   get(key: RequestKey): CachedHead | undefined {
-    const e = this.lru.get(key.slot, this.getOptions);
+    const e = this.lru.get(key.slot);
     if (e === undefined || !key.matches(e.key)) {
       this.misses++;
       return undefined;
@@ -141,7 +135,7 @@ export class ResponseCache {
     const bytes = end - start;
     if (this.tooLargeFor(key, bytes)) return;
     if (!this.hasRoomFor(key, bytes)) {
-      const victim = this.lru.rvalues().next().value;
+      const victim = this.lru.peekOldest();
       if (victim !== undefined && !this.supersedes(key, victim) && !this.beats(this.frequency.estimate(hash), this.frequency.estimate(victim.key.slot))) {
         this.rejected++;
         return;
