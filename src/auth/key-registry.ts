@@ -36,6 +36,12 @@ export class KeyRegistry {
    * brings a new cache with the new keys.
    */
   #cache: LRUCache<string, number> | null;
+  /**
+   * lru-cache's get defaults its options to a fresh `{}` per call: one kept object saves that
+   * per request (issue 11). get writes `status` into it, which stays undefined unless a
+   * diagnostics_channel subscriber listens to lru-cache (none does in pitcache).
+   */
+  readonly #getOptions: LRUCache.GetOptions<string, number, unknown> = {};
 
   constructor(cfg: KeysConfig, options: { cacheSize?: number } = {}) {
     const n = cfg.keys.length;
@@ -86,7 +92,7 @@ export class KeyRegistry {
     if (presented === null || presented === undefined || presented === '') return -1;
     const cache = this.#cache;
     if (cache === null || presented.length > MAX_CACHED_KEY_LENGTH) return this.#lookup(presented);
-    const hit = cache.get(presented);
+    const hit = cache.get(presented, this.#getOptions);
     if (hit !== undefined) return hit;
     const index = this.#lookup(presented);
     cache.set(presented, index);
