@@ -80,28 +80,10 @@ const overHttp = Number(process.env.HTTP ?? 0);
 let wrkRun = null;
 if (overHttp > 0) {
   const { listen } = await load('src/http/uws-server.js');
-  const { execFile } = await import('node:child_process');
+  const { wrkPaths } = await import('./wrk-paths.mjs');
   const port = 18632;
   await listen(handler, { host: '127.0.0.1', port });
-  const args = (sec) => [
-    '-c',
-    '1',
-    'wrk',
-    '-t1',
-    '-c64',
-    `-d${sec}s`,
-    '-s',
-    `${here}/bench/wrk/paths.lua`,
-    `http://127.0.0.1:${port}`,
-    '--',
-    `${paths}/${workload}.paths`,
-    'pitcache-bench-key',
-    'list',
-  ];
-  wrkRun = (sec) =>
-    new Promise((ok, fail) =>
-      execFile('taskset', args(sec), { encoding: 'utf8' }, (err, out) => (err ? fail(err) : ok(Number(/"requests":(\d+)/.exec(out)?.[1])))),
-    );
+  wrkRun = (sec) => wrkPaths(port, workload, sec);
   await wrkRun(3);
 }
 

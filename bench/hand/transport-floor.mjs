@@ -9,7 +9,7 @@
 // Allocation is GcMetrics' count (src/metrics/gc-metrics.ts, what /metrics exports).
 // Usage: node bench/hand/transport-floor.mjs ROOT ceiling|transport workload DUR [bytes]
 //   ROOT: a checkout with dist/ built; paths from bench/hand/paths.mjs
-import { execFile } from 'node:child_process';
+import { wrkPaths } from './wrk-paths.mjs';
 import { resolve } from 'node:path';
 
 const here = resolve(import.meta.dirname, '../..');
@@ -18,7 +18,6 @@ const mode = process.argv[3] ?? 'transport';
 const workload = process.argv[4] ?? 'walk-forward-loop';
 const dur = Number(process.argv[5] ?? 8);
 const bytes = Number(process.argv[6] ?? 35000);
-const paths = process.env.PATHS_DIR ?? `${here}/bench/.data/paths`;
 const port = 18631;
 const load = (p) => import(`${root}/dist/${p}`);
 const { GcMetrics } = await load('src/metrics/gc-metrics.js');
@@ -44,28 +43,11 @@ if (mode === 'ceiling') {
   close = () => server.close();
 }
 const gc = new GcMetrics('floor');
-// wrk in a child, waited for without blocking: the server answers on this thread's loop.
-const wrkArgs = (seconds) => [
-  '-c',
-  '1',
-  'wrk',
-  '-t1',
-  '-c64',
-  `-d${seconds}s`,
-  '-s',
-  `${here}/bench/wrk/paths.lua`,
-  `http://127.0.0.1:${port}`,
-  '--',
-  `${paths}/${workload}.paths`,
-  'pitcache-bench-key',
-  'list',
-];
-const run = (seconds) => new Promise((ok, fail) => execFile('taskset', wrkArgs(seconds), { encoding: 'utf8' }, (err, out) => (err ? fail(err) : ok(out))));
+const run = (seconds) => wrkPaths(port, workload, seconds);
 await run(3);
 const a0 = gc.totals().allocatedBytes;
-const out = await run(dur);
+const n = await run(dur);
 const a1 = gc.totals().allocatedBytes;
-const n = Number(/"requests":(\d+)/.exec(out)?.[1] ?? NaN);
 console.log(`${mode} ${workload}: ${n} requests in ${dur} s, ${((a1 - a0) / n).toFixed(0)} B allocated per request`);
 gc.close();
 close();
