@@ -202,3 +202,37 @@ describe('response cache admission (TinyLFU)', () => {
     expect(cache.stats().tooLarge).toBe(2);
   });
 });
+
+describe('response cache admission: what the bound counts, and room to spare', () => {
+  it('counts an identity head given as a range of a body by the range alone', () => {
+    // 40 KiB of middle out of a 100 KiB body, in a 64 KiB cache: it fits; the body would not.
+    const cache = new ResponseCache(64 * 1024);
+    const key = rk('range');
+    const body = new Uint8Array(100 * 1024);
+    const start = 50 * 1024;
+    const end = start + 40 * 1024;
+    encoder.encodeInto(mark(key), body.subarray(start));
+    for (let i = 0; i < 2; i++) {
+      expect(cache.get(key)).toBeUndefined();
+      cache.admit(key, body, meta(mark(key), 1), null, start, end);
+    }
+    const hit = cache.get(key);
+    expect(hit?.bytes).toBe(40 * 1024);
+    const back = new Uint8Array(hit!.bytes);
+    cache.copyHead(hit!, back);
+    expect(Buffer.from(back).equals(Buffer.from(body.subarray(start, end)))).toBe(true);
+    expect(cache.stats().tooLarge).toBe(0);
+  });
+
+  it('while it has room, keeps a head asked for twice however much hotter the oldest entry is', () => {
+    const cache = new ResponseCache(CACHE_BYTES);
+    const hot = rk('hot');
+    for (let i = 0; i < 40; i++) ask(cache, hot);
+    expect(cache.stats().entries).toBe(1);
+    const cold = rk('cold');
+    expect(ask(cache, cold)).toBe(false);
+    expect(ask(cache, cold)).toBe(false);
+    expect(ask(cache, cold)).toBe(true);
+    expect(cache.stats().rejected).toBe(0);
+  });
+});
