@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headerBlockPairs } from '../src/http/header-block.js';
+import { AccessLog } from '../src/log/access-log.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 import { TEST_KEY, startInProcessHarness, type Harness } from './support/harness.js';
@@ -72,5 +73,44 @@ describe('answers that come later own their bytes', () => {
       expect(a.headers['x-count'], QUERIES[i]).toBe(String(alone[i]!.count));
       expect([a.count, a.rows], QUERIES[i]).toEqual([alone[i]!.count, alone[i]!.rows]);
     }
+  });
+});
+
+describe('answers that come later read the request only before they await', () => {
+  let h: Harness;
+  const logged: string[] = [];
+  const accessLog = new AccessLog({ sink: { write: (chunk: string) => logged.push(chunk) } });
+  beforeAll(async () => {
+    h = await startInProcessHarness({
+      datasets: [{ productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], rows) }],
+      server: { responseCacheBytes: 0, accessLog },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it('the transport refilling its request object for the next request changes nothing of the pending answer', async () => {
+    const handler = h.handler();
+    // Page 1 of 5,000 rows: its Link names the request's own path and query, written after the await.
+    const expected = read(await handler(ask(QUERIES[0]!)));
+    expect(expected.headers['link']).toContain('limit=5000');
+    const req = ask(QUERIES[0]!);
+    const pending = handler(req);
+    expect(pending).toBeInstanceOf(Promise);
+    // What uWS's route does for its next request: the same object, other values.
+    Object.assign(req, { path: '/pemi/elsewhere', rawQuery: 'latest=true&limit=7', acceptEncoding: '', accept: 'text/csv', ifNoneMatch: '"x"' });
+    const answer = await pending;
+    const got = read(answer);
+    expect(got.headers['link']).toBe(expected.headers['link']);
+    // The access log's line, written after the await, names the request as it was.
+    accessLog.flush();
+    const line = logged
+      .join('')
+      .split('\n')
+      .find((l) => l.includes(answer.requestId));
+    expect(line).toContain('"path":"/pemi/grid_stress"');
+    expect(line).toContain('"method":"GET"');
+    expect(got.headers['etag']).toBe(expected.headers['etag']);
+    expect(got.headers['content-encoding']).toBe('gzip');
+    expect([got.count, got.rows]).toEqual([expected.count, expected.rows]);
   });
 });

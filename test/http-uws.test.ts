@@ -4,7 +4,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HeaderWriter } from '../src/format/header-writer.js';
 import { assertNativeUws, loadNativeUws } from '../src/http/native-uws.js';
-import type { HttpRequest, HttpResponse, Handler } from '../src/http/types.js';
+import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../src/http/types.js';
 import { listen } from '../src/http/uws-server.js';
 import type { ListenOptions, UwsServer } from '../src/http/uws-server.js';
 
@@ -90,7 +90,8 @@ function get(path: string, extraHeaders = ''): string {
 
 function recording(): { seen: HttpRequest[]; handler: Handler } {
   const seen: HttpRequest[] = [];
-  return { seen, handler: (req) => (seen.push(req), ok('x')) };
+  // A copy: the transport refills one request object per request (http/types.ts).
+  return { seen, handler: (req) => (seen.push(ownedRequest(req)), ok('x')) };
 }
 
 describe('native uWebSockets.js check', () => {
@@ -160,6 +161,15 @@ describe('uws-server', () => {
       ['GET', '/q', ''],
       ['GET', '/r', ''],
     ]);
+  });
+
+  it('hands the handler one request object, refilled per request: what outlives the call must be copied (ownedRequest)', async () => {
+    const kept: HttpRequest[] = [];
+    const server = await start((req) => (kept.push(req), ok('x')));
+    await rawExchange(server.port, get('/one?a=1', 'x-api-key: k1\r\n') + get('/two'), [false, false]);
+    expect(kept).toHaveLength(2);
+    expect(kept[1]).toBe(kept[0]);
+    expect([kept[0]!.path, kept[0]!.rawQuery, kept[0]!.apiKey]).toEqual(['/two', '', null]);
   });
 
   it('x-api-key arrives as given; absent or empty is null', async () => {

@@ -6,6 +6,11 @@ import type { HeaderBlock } from './header-block.js';
  * be swapped without touching it.
  */
 
+/**
+ * A request as the transport hands it to the handler: the transport's own object, refilled
+ * for its next request, so valid until the handler returns or first awaits. A handler that
+ * answers later takes `ownedRequest` of it first.
+ */
 export interface HttpRequest {
   /** Upper-case, e.g. 'GET', 'HEAD', 'POST' (uWS refuses requests whose method is not upper-case). */
   readonly method: string;
@@ -25,6 +30,19 @@ export interface HttpRequest {
    * returns or awaits: the transport's request lives on its stack. Absent: unknown.
    */
   readonly client?: ClientInfo;
+}
+
+/** A copy of the request that outlives the handler's synchronous part (without `client`, which does not). */
+export function ownedRequest(req: HttpRequest): HttpRequest {
+  return {
+    method: req.method,
+    path: req.path,
+    rawQuery: req.rawQuery,
+    apiKey: req.apiKey,
+    accept: req.accept,
+    acceptEncoding: req.acceptEncoding,
+    ifNoneMatch: req.ifNoneMatch,
+  };
 }
 
 export interface ClientInfo {

@@ -3,6 +3,7 @@ import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedA
 import { loadNativeUws } from './native-uws.js';
 import { RestBuffers } from './rest-buffers.js';
 import type { ClientInfo, Handler, HttpRequest, HttpResponse } from './types.js';
+import type { Mutable } from '../mutable.js';
 
 export interface UwsServer {
   /** The port actually bound (the ephemeral one when asked for port 0). */
@@ -146,8 +147,13 @@ function arm(res: UwsResponse, flight: Flight, inFlight: InFlight): void {
   });
 }
 
+/** A response's flight, made only when it outlives its handler call (an async answer, a body sent under backpressure). */
+function newFlight(): Flight {
+  return { aborted: false, armed: false, held: false };
+}
+
 /** Writes `r`; returns false when a large body is still being sent (backpressure), true when the response is finished. */
-function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean, inFlight: InFlight): boolean {
+function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight | null, owned: boolean, inFlight: InFlight): boolean {
   res.writeStatus(statusLine(r.status));
   for (const [name, value] of r.headers) res.writeHeader(name, value);
   // One native call for the whole block: writeHeader writes `name: value\r\n` as given (header-block.ts).
@@ -167,7 +173,7 @@ function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight:
     res.end(r.body, inFlight.closing);
     return true;
   }
-  return endWithBackpressure(res, r.body, flight, owned, inFlight);
+  return endWithBackpressure(res, r.body, flight ?? newFlight(), owned, inFlight);
 }
 
 /**
@@ -223,13 +229,13 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
   }
 
   /** Writes `r`; if the response itself is malformed, drops the connection instead. */
-  function respond(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight, owned: boolean): void {
+  function respond(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight | null, owned: boolean): void {
     try {
-      if (writeResponse(res, r, head, flight, owned, inFlight)) inFlight.release(flight);
+      if (writeResponse(res, r, head, flight, owned, inFlight) && flight !== null) inFlight.release(flight);
     } catch (err) {
       // Part of a status line or header may already be out, so no clean 500 is possible.
       report(err, r.requestId);
-      inFlight.release(flight);
+      if (flight !== null) inFlight.release(flight);
       res.close();
     }
   }
@@ -242,23 +248,26 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
     forwardedFor: () => (currentReq === null ? '' : currentReq.getHeader('x-forwarded-for')),
   };
 
+  /**
+   * The request handed to the handler: one per route, refilled per request (issue 11: near-zero
+   * allocation per request). Valid until the handler returns or awaits, like `client`: a
+   * handler that answers later copies what it needs first (ownedRequest, types.ts).
+   */
+  const request: Mutable<HttpRequest> = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '', client };
+
   return (res: UwsResponse, req: UwsRequest): void => {
     // req lives on uWS's stack: copy everything out before anything can be deferred.
     const method = req.getCaseSensitiveMethod();
     const apiKey = req.getHeader('x-api-key');
-    const request: HttpRequest = {
-      method,
-      path: req.getUrl(),
-      // getQuery() is undefined without '?'; getQuery(key) would decode the buffer in place.
-      rawQuery: req.getQuery() ?? '',
-      apiKey: apiKey === '' ? null : apiKey,
-      accept: req.getHeader('accept'),
-      acceptEncoding: req.getHeader('accept-encoding'),
-      ifNoneMatch: req.getHeader('if-none-match'),
-      client,
-    };
+    request.method = method;
+    request.path = req.getUrl();
+    // getQuery() is undefined without '?'; getQuery(key) would decode the buffer in place.
+    request.rawQuery = req.getQuery() ?? '';
+    request.apiKey = apiKey === '' ? null : apiKey;
+    request.accept = req.getHeader('accept');
+    request.acceptEncoding = req.getHeader('accept-encoding');
+    request.ifNoneMatch = req.getHeader('if-none-match');
     const head = method === 'HEAD';
-    const flight: Flight = { aborted: false, armed: false, held: false };
 
     let out: HttpResponse | Promise<HttpResponse>;
     currentRes = res;
@@ -274,10 +283,11 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
 
     if (!isThenable(out)) {
       // Synchronous: written before returning, so a reused body view is still intact.
-      respond(res, out, head, flight, false);
+      respond(res, out, head, null, false);
       return;
     }
 
+    const flight = newFlight();
     arm(res, flight, inFlight);
     inFlight.hold(flight);
     out.then(

@@ -3,7 +3,7 @@ import { TrustedProxies } from '../auth/client-address.js';
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
 import { ApiError, type HeaderPairs } from '../errors.js';
-import type { HttpRequest, HttpResponse, Handler } from '../http/types.js';
+import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../http/types.js';
 import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
@@ -226,9 +226,11 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       if (!isThenable(answer)) return reply(now, req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
       const h = headers;
       const k = keyId;
+      // The transport refills its request object for the next request meanwhile (types.ts).
+      const r = ownedRequest(req);
       return answer.then(
-        (a) => reply(null, req, a, h, recordId, k, startedMs, dataset, endpoint),
-        (err: unknown) => logged(req, failure(err, req, recordId, h), k, startedMs, dataset, endpoint, 'none', 0),
+        (a) => reply(null, r, a, h, recordId, k, startedMs, dataset, endpoint),
+        (err: unknown) => logged(r, failure(err, r, recordId, h), k, startedMs, dataset, endpoint, 'none', 0),
       );
     } catch (e) {
       return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);

@@ -12,7 +12,7 @@ import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
 import { dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
-import type { HttpRequest } from '../http/types.js';
+import { ownedRequest, type HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
 import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
@@ -207,8 +207,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
 
   /**
    * A large body compressed on the thread pool (ASYNC_COMPRESS_BYTES): what the answer
-   * needs after the await is owned (body, key, meta, stamp), since other requests refill
-   * the thread's scratch meanwhile.
+   * needs after the await is owned (body, request, key, meta, stamp), since other requests
+   * refill the thread's scratch and the transport's request object meanwhile.
    */
   function answerLater(
     writer: FormatWriter,
@@ -223,13 +223,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     cached: boolean,
   ): Promise<DataAnswer> {
     const owned = Buffer.from(bytes);
+    const ownReq = ownedRequest(req);
     const ownKey = key.copy();
     const ownStamp: RequestStamp = { retrievedAtUs: stamp.retrievedAtUs, recordId: stamp.recordId };
     return encodeHeadAsync(owned.subarray(split), encoding).then((encoded) => {
       if (cached) cache!.set(ownKey, encoded, meta, shape);
       writeSuffix(writer, meta, ownStamp);
       const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
-      const headerBlock = ownedBlock(headers(meta, req, ownKey, encoding, immutable));
+      const headerBlock = ownedBlock(headers(meta, ownReq, ownKey, encoding, immutable));
       return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
     });
   }
@@ -238,7 +239,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     try {
       return answer(slot, req, recordId, kind, direct);
     } catch (e) {
-      if (e instanceof MissingGeneration) return fetchThenAnswer(e, slot, req, recordId, kind);
+      // The fetch outlives the transport's request object (types.ts): a copy answers after it.
+      if (e instanceof MissingGeneration) return fetchThenAnswer(e, slot, ownedRequest(req), recordId, kind);
       throw e;
     }
   };
