@@ -1,5 +1,4 @@
 import type { FilterSpec, ProductSpec } from '../catalog/products.js';
-import type { Mutable } from '../mutable.js';
 import { ApiError, invalidParam } from '../errors.js';
 import { asciiDigits, dayEndUs, parseDate, parseRfc3339 } from '../time/instant.js';
 import type { FilterClause } from './query.js';
@@ -225,28 +224,24 @@ export function filterParams(params: Params, product: ProductSpec, scratch: Quer
   let given = 0;
   for (let k = 0; k < specs.length; k++) if (params.indexOf(specs[k]!.param) >= 0) given++;
   if (given === 0) return NO_FILTERS;
-  const filters: Mutable<FilterClause>[] = scratch === null ? new Array<Mutable<FilterClause>>(given) : scratch.clauses(given);
+  const filters: FilterClause[] = scratch === null ? new Array<FilterClause>(given) : scratch.clauses(given);
   let n = 0;
   for (let k = 0; k < specs.length; k++) {
     const f = specs[k]!;
     const text = params.get(f.param);
     if (text === undefined) continue;
-    if (text.includes(',')) {
-      const values = [...new Set(text.split(','))].sort();
+    // A list: distinct and sorted; a single value stays a string (no list made for it with a scratch).
+    const values = text.includes(',') ? [...new Set(text.split(','))].sort() : text;
+    if (typeof values === 'string') {
+      if (values === '') throw emptyValue(f);
+      checkAllowed(f, values);
+    } else {
       // An empty value is named first, whatever else is wrong.
       for (let i = 0; i < values.length; i++) if (values[i] === '') throw emptyValue(f);
       for (let i = 0; i < values.length; i++) checkAllowed(f, values[i]!);
-      if (scratch === null) filters[n] = { column: f.param, values };
-      else {
-        filters[n]!.column = f.param;
-        filters[n]!.values = values;
-      }
-    } else {
-      if (text === '') throw emptyValue(f);
-      checkAllowed(f, text);
-      if (scratch === null) filters[n] = { column: f.param, values: [text] };
-      else scratch.single(given, n, f.param, text);
     }
+    if (scratch !== null) scratch.set(given, n, f.param, values);
+    else filters[n] = { column: f.param, values: typeof values === 'string' ? [values] : values };
     n++;
   }
   return filters;

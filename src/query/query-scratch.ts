@@ -44,12 +44,19 @@ export class QueryScratch {
     return list;
   }
 
-  /** Clause j of lists[n] set to `column` = the single `value`, in that clause's own one-value list. */
-  single(n: number, j: number, column: string, value: string): void {
-    const one = this.ones[n]![j]!;
-    one[0] = value;
+  /**
+   * Clause j of lists[n] set to `column` = `values`: a list of its own, or a single value,
+   * which goes into that clause's own one-value list.
+   */
+  set(n: number, j: number, column: string, values: readonly string[] | string): void {
     const clause = this.lists[n]![j]!;
     clause.column = column;
+    if (typeof values !== 'string') {
+      clause.values = values;
+      return;
+    }
+    const one = this.ones[n]![j]!;
+    one[0] = values;
     clause.values = one;
   }
 }

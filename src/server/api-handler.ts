@@ -56,6 +56,10 @@ export interface ApiHandler extends Handler {
 const JSON_TYPE = 'application/json';
 const NO_HEADERS: HeaderPairs = [];
 const EMPTY_BODY = new Uint8Array(0);
+/** A response to fill in (the handler's own, made once, or an async answer's). */
+function blankResponse(): Mutable<HttpResponse> {
+  return { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+}
 /** What the handler's route request holds before its first request (never read). */
 const NO_REQUEST: HttpRequest = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '' };
 
@@ -136,7 +140,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
    * a synchronous response before it calls the handler again (types.ts), and route handlers
    * read their request before they return or await.
    */
-  const now: Mutable<HttpResponse> = { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+  const now = blankResponse();
   const routeRequest: Mutable<RouteRequest> = { req: NO_REQUEST, recordId: '', keyIndex: -1 };
 
   /** A route's answer as the response (`into`: the handler's own, for an answer given at once; null: a new one), logged and counted. */
@@ -151,7 +155,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     dataset: string,
     endpoint: Endpoint,
   ): HttpResponse => {
-    const r: Mutable<HttpResponse> = into ?? { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+    const r = into ?? blankResponse();
     r.status = a.status;
     r.headers = joined(headers, a.headers);
     r.headerBlock = a.headerBlock ?? null;
