@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../src/catalog/products.js';
-import { CanonicalText } from '../src/query/canonical-text.js';
+import { CanonicalText, canonicalString, canonicalText, sameCanonical } from '../src/query/canonical-text.js';
 import { fnv1a } from '../src/query/hash.js';
 import { parseQuery } from '../src/query/parse-query.js';
 import { parseVintages, VINTAGES_DEFAULT_LIMIT } from '../src/query/parse-vintages.js';
 import { parseWalkForward } from '../src/query/parse-walk-forward.js';
 import type { FilterClause } from '../src/query/query.js';
+import { QueryScratch } from '../src/query/query-scratch.js';
 import { dayEndUs, parseDate } from '../src/time/instant.js';
 
 /**
@@ -112,7 +113,7 @@ describe('the parsers give the canonical texts they gave when they joined them',
     for (const [raw, middle] of cases) {
       const q = parseQuery(raw, gbsi, 'system_stress');
       expect(q.canonical, raw).toBe(`gbsi_eu\u0001system_stress\u0001${middle}`);
-      expect(q.fingerprint, raw).toBe(fnv1a(q.canonical));
+      expect(q.fingerprint, raw).toBe(fnv1a(canonicalString(q.canonical)));
     }
     const q = parseQuery('region_type=county&region_id=C2,C1,C2&date_from=2024-01-01', wssi, 'demand_shock');
     expect(q.canonical).toBe(
@@ -151,5 +152,49 @@ describe('the parsers give the canonical texts they gave when they joined them',
     expect(q.fingerprint).toBe(fnv1a(q.canonical));
     const all = parseVintages('', gbsi, 'ds');
     expect(all.canonical).toBe(joined(['vintages', 'gbsi_eu', 'ds', null, null, null, 'all', all.limit, null], []));
+  });
+});
+
+describe("A query parsed into a scratch: its canonical text is the thread's, read where it was written", () => {
+  const gbsi = findProduct('gbsi_eu')!;
+  const raws = ['', 'date_from=2022-03-24&date_to=2022-06-22&as_of=2022-06-22', 'latest=false&limit=10000&generation=4294967295&country=FR,DE', 'country=IT'];
+
+  it("is the thread's CanonicalText holding the very text the parse without a scratch makes, hashed alike from any seed", () => {
+    const scratch = new QueryScratch();
+    for (const raw of raws) {
+      const own = parseQuery(raw, gbsi, 'system_stress').canonical;
+      expect(typeof own).toBe('string');
+      const q = parseQuery(raw, gbsi, 'system_stress', scratch);
+      expect(q.canonical, raw).toBe(canonicalText);
+      const text = q.canonical as CanonicalText;
+      expect(text.take(), raw).toBe(own);
+      expect(text.length, raw).toBe((own as string).length);
+      for (const seed of [0x811c9dc5, 0x9e3779b9, 0, 1]) expect(text.fnvRun(seed) >>> 0, raw).toBe(fnv1a(own as string, seed));
+      expect(canonicalString(q.canonical)).toBe(own);
+    }
+  });
+
+  it('equals: the same text unit for unit, not a prefix, a longer text, or one unit off', () => {
+    const t = new CanonicalText().begin('gbsi_eu').part('ds').num(19_000);
+    const s = 'gbsi_eu\u0001ds\u000119000';
+    expect(t.equals(s)).toBe(true);
+    expect(t.equals(s.slice(0, -1))).toBe(false);
+    expect(t.equals(`${s}0`)).toBe(false);
+    expect(t.equals(`${s.slice(0, -1)}1`)).toBe(false);
+    expect(t.equals(`x${s.slice(1)}`)).toBe(false);
+    expect(new CanonicalText().begin('').equals('')).toBe(true);
+  });
+
+  it('sameCanonical: strings by value, a text against a string by its units, a text against a text only as itself', () => {
+    const a = new CanonicalText().begin('a').part('b');
+    const b = new CanonicalText().begin('a').part('b');
+    expect(sameCanonical('a\u0001b', 'a\u0001b')).toBe(true);
+    expect(sameCanonical('a\u0001b', 'a\u0001c')).toBe(false);
+    expect(sameCanonical(a, 'a\u0001b')).toBe(true);
+    expect(sameCanonical('a\u0001b', a)).toBe(true);
+    expect(sameCanonical(a, 'a\u0001c')).toBe(false);
+    expect(sameCanonical('a\u0001c', a)).toBe(false);
+    expect(sameCanonical(a, a)).toBe(true);
+    expect(sameCanonical(a, b)).toBe(false);
   });
 });

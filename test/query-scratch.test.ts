@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../src/catalog/products.js';
 import { ApiError } from '../src/errors.js';
+import { canonicalString } from '../src/query/canonical-text.js';
 import { parseQuery } from '../src/query/parse-query.js';
 import type { Query } from '../src/query/query.js';
 import { QueryScratch } from '../src/query/query-scratch.js';
@@ -8,9 +9,9 @@ import { QueryScratch } from '../src/query/query-scratch.js';
 const wssi = findProduct('wssi_us')!;
 const glmi = findProduct('glmi')!;
 
-/** A plain copy (the scratch's objects are refilled by the next parse). */
+/** A plain copy (the scratch's objects, and the thread's canonical text, are refilled by the next parse). */
 function copyOf(q: Query): Query {
-  return { ...q, filters: q.filters.map((f) => ({ column: f.column, values: [...f.values] })) };
+  return { ...q, canonical: canonicalString(q.canonical), filters: q.filters.map((f) => ({ column: f.column, values: [...f.values] })) };
 }
 
 /**

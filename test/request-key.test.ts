@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PageMeta } from '../src/format/resolved-page.js';
+import { CanonicalText } from '../src/query/canonical-text.js';
 import { fnv1a } from '../src/query/hash.js';
 import { normalisedText, RequestKey, type KeyParts } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
@@ -70,6 +71,41 @@ describe('RequestKey: the normalised request, hashed from its parts', () => {
     k.fill(...OTHER);
     expect(copy.matches(key(BASE))).toBe(true);
     expect([copy.hashA, copy.hashB, copy.slot]).toEqual(hashes);
+  });
+});
+
+describe("RequestKey filled with the thread's canonical text (a query parsed into a scratch)", () => {
+  /** BASE's canonical text written as the parser writes it. */
+  const text = (): CanonicalText =>
+    new CanonicalText().begin('pemi').part('grid_stress').part('A').num(19000).num(19090).num(100).num(1640995200000000).num(null);
+
+  it('hashes, weighs and matches as the same key filled with the string', () => {
+    expect(text().take()).toBe(BASE[2]);
+    const t = text();
+    for (const p of [BASE, withPart(3, 'csv'), withPart(5, 'gzip'), withPart(6, 'Q1')]) {
+      const fromText = new RequestKey().fill(p[0], p[1], t, p[3], p[4], p[5], p[6]);
+      const fromString = key(p);
+      expect([fromText.hashA, fromText.hashB, fromText.slot, fromText.length]).toEqual([
+        fromString.hashA,
+        fromString.hashB,
+        fromString.slot,
+        fromString.length,
+      ]);
+      expect(fromText.matches(fromString)).toBe(true);
+      expect(fromString.matches(fromText)).toBe(true);
+      expect(fromText.matches(key(withPart(2, OTHER[2]!)))).toBe(false);
+    }
+  });
+
+  it('a copy holds the text as a string, so rewriting the text (the next parse) leaves it as it was', () => {
+    const t = text();
+    const k = new RequestKey().fill(BASE[0], BASE[1], t, BASE[3], BASE[4], BASE[5], BASE[6]);
+    const copy = k.copy();
+    expect(copy.canonical).toBe(BASE[2]);
+    t.begin('pemi').part('grid_stress').part('L');
+    expect(copy.matches(key(BASE))).toBe(true);
+    expect(copy.matches(k.fill(BASE[0], BASE[1], t, BASE[3], BASE[4], BASE[5], BASE[6]))).toBe(false);
+    expect([copy.hashA, copy.hashB]).toEqual([key(BASE).hashA, key(BASE).hashB]);
   });
 });
 

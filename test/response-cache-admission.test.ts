@@ -172,6 +172,28 @@ describe('response cache admission (TinyLFU)', () => {
     expect(cache.stats()).toMatchObject({ declined: 1, rejected: asks - 2, evictions: 1, entries: 63 });
   });
 
+  it('gives a query the draw from its 6th ask on (warm), never before, against a victim it cannot beat', () => {
+    // As above: 63 entries of 256 KiB at 15 counts. Then 600 new queries asked for 6 times
+    // each, within the sketch's first 5,120 increments (no halving): asks 2-5 are beaten
+    // outright, the 6th draws, and about 600/128 win. A query that only lived to its 6th
+    // ask stands for all the traffic a warm answer gets before it is asked for a 7th time.
+    const big = new Uint8Array(256 * 1024);
+    const cache = new ResponseCache(CACHE_BYTES);
+    for (const k of keys(63, 'hots')) cache.set(k, big, meta(mark(k), 1), null);
+    for (let r = 0; r < 16; r++) for (const k of keys(63, 'hots')) expect(cache.get(k)).toBeDefined();
+    const storesByAsk = [0, 0, 0, 0, 0, 0];
+    for (const k of keys(600, 'warm')) {
+      for (let ask = 0; ask < 6; ask++) {
+        const before = cache.stats().stores;
+        cache.admit(k, big, meta(mark(k), 1), null);
+        storesByAsk[ask]! += cache.stats().stores - before;
+      }
+    }
+    expect(storesByAsk.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    expect(storesByAsk[5]).toBeGreaterThan(0);
+    expect(storesByAsk[5]).toBeLessThan(600 / 32);
+  });
+
   it('fills to exactly its bound without comparing: the last answer that fits is kept as the first was', () => {
     // Entries of exactly 32,768 bytes by the bound (body + 2 per key char + 256) and 8 pages
     // each: 4 fill both the byte bound and the arena's 32 pages to the last byte.

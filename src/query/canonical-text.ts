@@ -1,5 +1,10 @@
 import { FNV_OFFSET, fnvStep } from './hash.js';
-import type { FilterClause } from './query.js';
+
+/** A filter clause as the text reads it (query.ts's FilterClause, named here so query.ts may import this module). */
+interface FilterText {
+  readonly column: string;
+  readonly values: readonly string[];
+}
 
 /** U+0001: separates the parts of a canonical query text (none holds it). */
 const SEP = 0x01;
@@ -48,7 +53,7 @@ export class CanonicalText {
   }
 
   /** `\u0001column=v1\u0000v2` per filter, in order (nothing without filters). */
-  filters(filters: readonly FilterClause[]): this {
+  filters(filters: readonly FilterText[]): this {
     for (const f of filters) {
       this.unit(SEP).text(f.column).unit(0x3d);
       for (let i = 0; i < f.values.length; i++) {
@@ -57,6 +62,11 @@ export class CanonicalText {
       }
     }
     return this;
+  }
+
+  /** Units written since `begin`: take().length without making the string. */
+  get length(): number {
+    return this.n;
   }
 
   /** FNV-1a (32 bits) of the text written since `begin`: fnv1a(take()) without making it. */
@@ -68,6 +78,22 @@ export class CanonicalText {
   take(): string {
     if (!LITTLE_ENDIAN) return String.fromCharCode(...this.units.subarray(0, this.n));
     return this.bytes.toString('utf16le', 0, this.n * 2);
+  }
+
+  /** FNV-1a's steps over the text from `h`: fnvRun(take(), h) without making the string (an int32). */
+  fnvRun(h: number): number {
+    const u = this.units;
+    for (let i = 0; i < this.n; i++) h = fnvStep(h, u[i]!);
+    return h;
+  }
+
+  /** Whether the text is `s`, unit for unit: take() === s without making the string. */
+  equals(s: string): boolean {
+    const n = this.n;
+    if (s.length !== n) return false;
+    const u = this.units;
+    for (let i = 0; i < n; i++) if (u[i] !== s.charCodeAt(i)) return false;
+    return true;
   }
 
   private text(s: string): this {
@@ -132,3 +158,23 @@ export class CanonicalText {
 
 /** The one CanonicalText of this thread (see CanonicalText). */
 export const canonicalText = new CanonicalText();
+
+/**
+ * A query's canonical text: its own string, or, for a query parsed into a serving thread's
+ * scratch, the thread's CanonicalText itself, valid like the scratch until the next parse.
+ * A loop or random-date request's text is new every time, and making it a string was a
+ * quarter of what a request allocated (issue 11); the response cache reads the units where
+ * they were written and makes the string only for what it keeps (RequestKey.copy).
+ */
+export type CanonicalForm = string | CanonicalText;
+
+/** Whether two canonical texts are the same text (the thread's CanonicalText is only ever itself). */
+export function sameCanonical(a: CanonicalForm, b: CanonicalForm): boolean {
+  if (typeof a === 'string') return typeof b === 'string' ? a === b : b.equals(a);
+  return typeof b === 'string' ? a.equals(b) : a === b;
+}
+
+/** The text as a string of its own (one to keep). */
+export function canonicalString(c: CanonicalForm): string {
+  return typeof c === 'string' ? c : c.take();
+}

@@ -40,8 +40,7 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
     .num(asOfUs)
     .num(generation)
     .filters(filters);
-  const canonical = t.take();
-  if (scratch === null) return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical, fingerprint: t.fingerprint };
+  if (scratch === null) return { latest, dateFrom, dateTo, limit, asOfUs, generation, filters, cursor, canonical: t.take(), fingerprint: t.fingerprint };
   const q = scratch.query;
   q.latest = latest;
   q.dateFrom = dateFrom;
@@ -51,7 +50,8 @@ export function parseQuery(rawQuery: string, product: ProductSpec, dataset: stri
   q.generation = generation;
   q.filters = filters;
   q.cursor = cursor;
-  q.canonical = canonical;
+  // The thread's text itself, read like the scratch before the next parse (CanonicalForm).
+  q.canonical = t;
   q.fingerprint = t.fingerprint;
   return q;
 }

@@ -1,3 +1,5 @@
+import type { CanonicalForm } from './canonical-text.js';
+
 /** A data request after validation at the boundary: everything downstream trusts it. */
 export interface FilterClause {
   /** the series-key column (same name as the query parameter) */
@@ -20,8 +22,8 @@ export interface Query {
   readonly generation: number | null;
   /** the raw cursor token, decoded against a generation later */
   readonly cursor: string | null;
-  /** the dataset and every parameter but `cursor`, normalised: equal for equivalent queries */
-  readonly canonical: string;
+  /** the dataset and every parameter but `cursor`, normalised: equal for equivalent queries (a string, but the thread's text in a scratch's query) */
+  readonly canonical: CanonicalForm;
   /** hash of `canonical`: a cursor only fits the query it came from */
   readonly fingerprint: number;
 }

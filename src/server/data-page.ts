@@ -1,6 +1,7 @@
 import { ApiError, type HeaderPairs } from '../errors.js';
 import type { OutputColumn } from '../format/page-view.js';
 import type { ResolvedPage } from '../format/resolved-page.js';
+import type { CanonicalForm } from '../query/canonical-text.js';
 import { decodeCursor, encodeCursor } from '../query/cursor.js';
 import type { Page, PageResolver, Resume } from '../query/page-resolver.js';
 import { parseQuery } from '../query/parse-query.js';
@@ -34,8 +35,8 @@ const RETRY_LATER: HeaderPairs = [['Retry-After', '30']];
 
 /** What any data endpoint's parsed query has for pinning and caching. */
 export interface PinnableQuery {
-  /** the dataset and every parameter but `cursor`, normalised (cache keys, ETags) */
-  readonly canonical: string;
+  /** the dataset and every parameter but `cursor`, normalised (cache keys, ETags): CanonicalForm */
+  readonly canonical: CanonicalForm;
   readonly fingerprint: number;
   readonly cursor: string | null;
   /** `generation=N` (contract 12); null = the served one */
@@ -83,7 +84,7 @@ export type DataEndpointKind = 'rows' | 'walk_forward' | 'vintages';
  */
 export interface PinnedRequest {
   readonly gen: Generation;
-  readonly canonical: string;
+  readonly canonical: CanonicalForm;
   readonly cursor: string | null;
   /** `as_of` and `generation` both fixed (contract 12): the answer never changes, so it may be cached as immutable */
   readonly immutable: boolean;
@@ -134,7 +135,7 @@ export class Pinned implements PinnedRequest, Mutable<LocatedQuery<PinnableQuery
   query!: PinnableQuery;
   gen!: Generation;
   resume: Resume = null;
-  canonical = '';
+  canonical: CanonicalForm = '';
   cursor: string | null = null;
   immutable = false;
   private kind: DataEndpointKind = 'rows';

@@ -1,9 +1,10 @@
-import { FNV_OFFSET, fnv1a } from '../query/hash.js';
+import { canonicalString, sameCanonical, type CanonicalForm } from '../query/canonical-text.js';
+import { FNV_OFFSET, fnvRun, fnvStep } from '../query/hash.js';
 
 /** The ETag's second hash's seed: two 32-bit hashes make collisions between live answers negligible. */
 const SEED_B = 0x9e3779b9;
-/** U+0001, the separator of the parts (none holds it: normalisedText). */
-const SEP = '\u0001';
+/** U+0001, the separator of the parts, as a code unit (none holds it: normalisedText). */
+const SEP = 0x01;
 
 /** The parts of a normalised request (NormalisedRequest), as a kept entry holds them. */
 export interface KeyParts {
@@ -11,8 +12,8 @@ export interface KeyParts {
   readonly dataset: string;
   /** the generation answering: a key names one generation, so an entry never outlives or crosses one */
   readonly generation: number;
-  /** the query's canonical form: every parameter but cursor, format and columns, normalised (parse-query.ts) */
-  readonly canonical: string;
+  /** the query's canonical form: every parameter but cursor, format and columns, normalised (parse-query.ts); a kept key's is a string (RequestKey.copy) */
+  readonly canonical: CanonicalForm;
   /** the writer's format: `json`, `csv`, `arrow` */
   readonly format: string;
   /** the stored columns written: projectionKey (`*` for all) */
@@ -31,22 +32,37 @@ export interface KeyParts {
  * admission), cost about 5% of a walk-forward loop's request and 0.7 KB of garbage
  * (issue 11).
  *
- * One per serving thread, refilled by every request (`fill`); a kept entry holds a `copy`.
+ * One per serving thread, refilled by every request (`fill`); a kept entry holds a `copy`,
+ * whose canonical text is a string of its own (a request's may be the thread's text:
+ * CanonicalForm).
  */
 export class RequestKey implements KeyParts {
   dataset = '';
   generation = 0;
-  canonical = '';
+  canonical: CanonicalForm = '';
   format = '';
   columns = '';
   encoding: string | null = null;
   cursor: string | null = null;
-  /** FNV-1a (32 bits) of `${dataset}\u0001${normalisedText(parts)}` from FNV's offset basis: the ETag's first hash */
-  hashA = 0;
-  /** the same from SEED_B: the ETag's second hash */
-  hashB = 0;
+  /**
+   * The two hashes as int32: an unsigned 32-bit value above 2^31 is a heap number wherever
+   * it is not kept in a register, two per request (issue 11: near-zero allocation); the
+   * getters give them unsigned.
+   */
+  private a = 0;
+  private b = 0;
 
-  fill(dataset: string, generation: number, canonical: string, format: string, columns: string, encoding: string | null, cursor: string | null): this {
+  /** FNV-1a (32 bits) of `${dataset}\u0001${normalisedText(parts)}` from FNV's offset basis: the ETag's first hash */
+  get hashA(): number {
+    return this.a >>> 0;
+  }
+
+  /** the same from SEED_B: the ETag's second hash */
+  get hashB(): number {
+    return this.b >>> 0;
+  }
+
+  fill(dataset: string, generation: number, canonical: CanonicalForm, format: string, columns: string, encoding: string | null, cursor: string | null): this {
     this.dataset = dataset;
     this.generation = generation;
     this.canonical = canonical;
@@ -54,21 +70,23 @@ export class RequestKey implements KeyParts {
     this.columns = columns;
     this.encoding = encoding;
     this.cursor = cursor;
-    this.hashA = this.hashFrom(FNV_OFFSET);
-    this.hashB = this.hashFrom(SEED_B);
+    this.a = this.hashFrom(FNV_OFFSET);
+    this.b = this.hashFrom(SEED_B);
     return this;
   }
 
-  /** FNV-1a of `${dataset}\u0001${canonical}\u0001${format}\u0001${columns}\u0001${encoding ?? ''}\u0001${cursor ?? ''}` from `seed`. */
+  /** FNV-1a of `${dataset}\u0001${canonical}\u0001${format}\u0001${columns}\u0001${encoding ?? ''}\u0001${cursor ?? ''}` from `seed`, as an int32. */
   private hashFrom(seed: number): number {
-    let h = fnv1a(this.dataset, seed);
-    h = fnv1a(this.canonical, fnv1a(SEP, h));
-    h = fnv1a(this.format, fnv1a(SEP, h));
-    h = fnv1a(this.columns, fnv1a(SEP, h));
-    h = fnv1a(SEP, h);
-    if (this.encoding !== null) h = fnv1a(this.encoding, h);
-    h = fnv1a(SEP, h);
-    return this.cursor === null ? h : fnv1a(this.cursor, h);
+    let h = fnvRun(this.dataset, seed);
+    const c = this.canonical;
+    h = fnvStep(h, SEP);
+    h = typeof c === 'string' ? fnvRun(c, h) : c.fnvRun(h);
+    h = fnvRun(this.format, fnvStep(h, SEP));
+    h = fnvRun(this.columns, fnvStep(h, SEP));
+    h = fnvStep(h, SEP);
+    if (this.encoding !== null) h = fnvRun(this.encoding, h);
+    h = fnvStep(h, SEP);
+    return this.cursor === null ? h : fnvRun(this.cursor, h);
   }
 
   /**
@@ -78,7 +96,7 @@ export class RequestKey implements KeyParts {
    * by `matches`.
    */
   get slot(): number {
-    return (this.hashA ^ Math.imul(this.generation, 0x85ebca6b)) | 0;
+    return this.a ^ Math.imul(this.generation, 0x85ebca6b);
   }
 
   /** The characters of the request as one text (dataset, generation and normalised text joined): what a kept entry counts against the cache's bound. */
@@ -100,7 +118,7 @@ export class RequestKey implements KeyParts {
     return (
       kept.generation === this.generation &&
       kept.dataset === this.dataset &&
-      kept.canonical === this.canonical &&
+      sameCanonical(this.canonical, kept.canonical) &&
       kept.format === this.format &&
       kept.columns === this.columns &&
       kept.encoding === this.encoding &&
@@ -108,9 +126,9 @@ export class RequestKey implements KeyParts {
     );
   }
 
-  /** A copy that later requests do not refill (a kept entry's, an answer finished asynchronously). */
+  /** A copy that later requests do not refill (a kept entry's, an answer finished asynchronously), its text a string. */
   copy(): RequestKey {
-    return new RequestKey().fill(this.dataset, this.generation, this.canonical, this.format, this.columns, this.encoding, this.cursor);
+    return new RequestKey().fill(this.dataset, this.generation, canonicalString(this.canonical), this.format, this.columns, this.encoding, this.cursor);
   }
 }
 
@@ -129,5 +147,6 @@ function digitsOf(n: number): number {
  * and documentation join it: requests hash the parts.
  */
 export function normalisedText(r: Omit<KeyParts, 'dataset' | 'generation'>): string {
-  return `${r.canonical}${SEP}${r.format}${SEP}${r.columns}${SEP}${r.encoding ?? ''}${SEP}${r.cursor ?? ''}`;
+  const s = '\u0001';
+  return `${canonicalString(r.canonical)}${s}${r.format}${s}${r.columns}${s}${r.encoding ?? ''}${s}${r.cursor ?? ''}`;
 }
