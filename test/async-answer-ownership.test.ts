@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headerBlockPairs } from '../src/http/header-block.js';
 import { AccessLog } from '../src/log/access-log.js';
+import { recordIdText } from '../src/http/record-id.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 import { TEST_KEY, startInProcessHarness, type Harness } from './support/harness.js';
@@ -34,7 +35,9 @@ function ask(rawQuery: string): HttpRequest {
 function read(r: HttpResponse): { headers: Record<string, string>; count: number; rows: number } {
   const headers = Object.fromEntries([...r.headers, ...(r.headerBlock ? headerBlockPairs(r.headerBlock) : [])]);
   const body = JSON.parse(zlib.gunzipSync(r.body).toString()) as { count: number; data: unknown[]; metadata: { record_id: string } };
-  // The body names the request it answers (its suffix is written after the await).
+  // The body names the request it answers (its suffix is written after the await), as a
+  // string of its own: the id's bytes are the thread's, rewritten by the next request.
+  expect(typeof r.requestId).toBe('string');
   expect(body.metadata.record_id).toBe(r.requestId);
   return { headers, count: body.count, rows: body.data.length };
 }
@@ -106,7 +109,7 @@ describe('answers that come later read the request only before they await', () =
     const line = logged
       .join('')
       .split('\n')
-      .find((l) => l.includes(answer.requestId));
+      .find((l) => l.includes(recordIdText(answer.requestId)));
     expect(line).toContain('"path":"/pemi/grid_stress"');
     expect(line).toContain('"method":"GET"');
     expect(got.headers['etag']).toBe(expected.headers['etag']);

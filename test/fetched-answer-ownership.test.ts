@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalSource } from '../loaders/local-source.js';
 import { headerBlockPairs } from '../src/http/header-block.js';
+import { recordIdText } from '../src/http/record-id.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
@@ -39,7 +40,9 @@ function ask(rawQuery: string): HttpRequest {
 /** What a client would read of the answer: its headers (block and pairs) and its body. */
 function read(r: HttpResponse): { status: number; etag: string | undefined; xCount: string | undefined; generation: number; tags: string[] } {
   const headers = Object.fromEntries([...r.headers, ...(r.headerBlock ? headerBlockPairs(r.headerBlock) : [])]);
-  const body = JSON.parse(Buffer.from(r.body).toString()) as { data: { tag: string }[]; metadata: { generation: number } };
+  const body = JSON.parse(Buffer.from(r.body).toString()) as { data: { tag: string }[]; metadata: { generation: number; record_id: string } };
+  // The id the body names is the one x-request-id carries (the transport writes r.requestId).
+  expect(body.metadata.record_id).toBe(recordIdText(r.requestId));
   return { status: r.status, etag: headers['etag'], xCount: headers['x-count'], generation: body.metadata.generation, tags: body.data.map((d) => d.tag) };
 }
 
@@ -72,7 +75,11 @@ describe('answers after a generation fetch own their bytes', () => {
     for (const p of pending) expect(p, 'answered after the fetch').toBeInstanceOf(Promise);
     // uWS's route refills its one request object for the next request while these wait (http/types.ts).
     for (const r of requests) Object.assign(r, { path: '/pemi/elsewhere', rawQuery: 'latest=true&limit=1', accept: 'text/csv', ifNoneMatch: '"x"' });
-    const held = (await Promise.all(pending)).map(read);
+    const answers = await Promise.all(pending);
+    // Answered after the await, each with its own id as a string: the id's bytes are the thread's, rewritten per request (record-id.ts).
+    expect(answers.map((a) => typeof a.requestId)).toEqual(['string', 'string']);
+    expect(answers[0]!.requestId).not.toBe(answers[1]!.requestId);
+    const held = answers.map(read);
     // Each asked alone and read at once (generation 1 is held by now).
     const alone: ReturnType<typeof read>[] = [];
     for (const q of QUERIES) alone.push(read(await handler(ask(q))));

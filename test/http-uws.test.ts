@@ -6,6 +6,7 @@ import { HeaderWriter } from '../src/format/header-writer.js';
 import { assertNativeUws, loadNativeUws } from '../src/http/native-uws.js';
 import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../src/http/types.js';
 import { listen } from '../src/http/uws-server.js';
+import { RequestIds } from '../src/server/request-ids.js';
 import type { ListenOptions, UwsServer } from '../src/http/uws-server.js';
 
 const HOST = '127.0.0.1';
@@ -128,6 +129,13 @@ describe('uws-server', () => {
     expect(r?.headers.get('x-request-id')).toEqual(['req_abcdefghij012345']);
     expect(r?.headers.get('content-length')).toEqual(['6']);
     expect([...(r?.body ?? [])]).toEqual([0, 255, 1, 128, 10, 13]);
+  });
+
+  it("x-request-id from a serving thread's id bytes, rewritten by the next request: each response carries its own", async () => {
+    const ids = new RequestIds(Uint8Array.from([3, 1, 4, 1, 5, 9, 2, 6]));
+    const server = await start(() => ok('x', { requestId: ids.advance() }));
+    const got = await rawExchange(server.port, get('/a') + get('/b') + get('/c'), [false, false, false]);
+    expect(got.map((r) => r.headers.get('x-request-id'))).toEqual([['req_314159260000000000'], ['req_314159260000000001'], ['req_314159260000000002']]);
   });
 
   it('status lines carry the standard reason phrase for every status the API answers', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { InstantMicros, writeEnvelope, writeEnvelopeHead, type EnvelopeMeta } from '../src/render/envelope.js';
+import { InstantMicros, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
+import { RequestIds } from '../src/server/request-ids.js';
 import { renderError } from '../src/render/error-body.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
@@ -49,6 +50,20 @@ describe('writeEnvelope', () => {
     });
     expect(Object.keys(body.metadata as object)).toEqual(['retrieved_at', 'total_count', 'record_id', 'data_latest_date', 'data_age_hours']);
     expect(text.startsWith('{"product_id":"gbsi_eu","count":2,"has_more":true,"next_cursor":')).toBe(true);
+  });
+
+  it("writes record_id from a serving thread's id bytes exactly as from the id's string", () => {
+    const ids = new RequestIds(Uint8Array.from([9, 8, 7, 6, 5, 4, 3, 2]));
+    for (let n = 0; n < 40; n++) {
+      const bytes = ids.advance();
+      const text = Buffer.from(bytes).toString('latin1');
+      const fromBytes = new ByteWriter(16);
+      const fromString = new ByteWriter(16);
+      writeEnvelopeMetadata(fromBytes, meta(), retrievedAtUs, bytes, 12.5);
+      writeEnvelopeMetadata(fromString, meta(), retrievedAtUs, text, 12.5);
+      expect(Buffer.from(fromBytes.view()).toString('latin1')).toBe(Buffer.from(fromString.view()).toString('latin1'));
+      expect(Buffer.from(fromBytes.view()).toString('latin1')).toContain(`,"record_id":"${text}",`);
+    }
   });
 
   it('omits next_cursor when has_more is false', () => {

@@ -15,6 +15,7 @@ import { loadKeysFile } from '../../src/auth/keys-file.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { parseServeConfig } from '../../src/config/serve-config.js';
 import { headerBlockPairs } from '../../src/http/header-block.js';
+import { recordIdText } from '../../src/http/record-id.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createAdminOps } from '../../src/server/admin.js';
@@ -115,7 +116,7 @@ function write(res: ServerResponse, r: HttpResponse, head: boolean): void {
   for (const [name, value] of r.headers) res.setHeader(name, value);
   if (r.headerBlock !== undefined && r.headerBlock !== null) for (const [name, value] of headerBlockPairs(r.headerBlock)) res.setHeader(name, value);
   res.setHeader('content-type', r.contentType);
-  res.setHeader('x-request-id', r.requestId);
+  res.setHeader('x-request-id', recordIdText(r.requestId));
   res.setHeader('content-length', r.body.byteLength);
   // The handler reuses its body buffer: node may keep a reference after end(), so copy.
   res.end(head ? undefined : Buffer.from(r.body));

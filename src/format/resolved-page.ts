@@ -1,4 +1,5 @@
 import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
+import type { RecordId } from '../http/record-id.js';
 import type { PageView } from './page-view.js';
 
 /**
@@ -45,7 +46,8 @@ export interface ResolvedPage {
 export interface RequestStamp {
   /** µs since epoch (metadata.retrieved_at) */
   readonly retrievedAtUs: number;
-  readonly recordId: string;
+  /** the thread's bytes while the request is answered at once; a string once it is kept past an await (record-id.ts) */
+  readonly recordId: RecordId;
 }
 
 /** metadata.data_age_hours: hours from the newest visible observation to as_of (or to now). */

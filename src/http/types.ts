@@ -1,4 +1,5 @@
 import type { HeaderBlock } from './header-block.js';
+import type { RecordId } from './record-id.js';
 
 /**
  * The seam between the transport (uWebSockets.js) and the application. The application
@@ -63,8 +64,8 @@ export interface HttpResponse {
   headerBlock?: HeaderBlock | null;
   /** e.g. 'application/json' */
   contentType: string;
-  /** Written as x-request-id. */
-  requestId: string;
+  /** Written as x-request-id: the handler's bytes, valid until it is called again, only in a synchronous answer (record-id.ts). */
+  requestId: RecordId;
   /**
    * Body bytes. May be a view into a buffer the handler reuses: it is only valid until the
    * handler is called again, so the transport writes it before returning to the event loop

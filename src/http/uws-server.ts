@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import { loadNativeUws } from './native-uws.js';
+import { recordIdText, type RecordId } from './record-id.js';
 import { RestBuffers } from './rest-buffers.js';
 import type { ClientInfo, Handler, HttpRequest, HttpResponse } from './types.js';
 import type { Mutable } from '../mutable.js';
@@ -213,8 +214,9 @@ function isThenable(v: HttpResponse | Promise<HttpResponse>): v is Promise<HttpR
 function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
   const newRequestId = opts.newRequestId ?? defaultRequestId;
 
-  function report(err: unknown, requestId: string): void {
+  function report(err: unknown, id: RecordId): void {
     try {
+      const requestId = recordIdText(id);
       if (opts.onError) opts.onError(err, requestId);
       else console.error(`[${requestId}] internal error`, err);
     } catch {

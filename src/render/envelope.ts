@@ -1,3 +1,4 @@
+import type { RecordId } from '../http/record-id.js';
 import type { ByteWriter } from './byte-writer.js';
 import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from './format-time.js';
 import { writeJsonString } from './json-string.js';
@@ -69,14 +70,21 @@ export function writeEnvelopeHead(out: ByteWriter, productId: string, count: num
 }
 
 /** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age), with the page's fields. */
-export function writeEnvelopeMetadata(out: ByteWriter, meta: MetadataFields, retrievedAtUs: number, recordId: string, dataAgeHours: number | null): void {
+export function writeEnvelopeMetadata(out: ByteWriter, meta: MetadataFields, retrievedAtUs: number, recordId: RecordId, dataAgeHours: number | null): void {
   out.ascii(',"metadata":{"retrieved_at":');
   out.ensure(MAX_TIMESTAMP_BYTES);
   out.pos = putIsoMillisQuoted(out.buf, out.pos, retrievedAtUs);
   out.ascii(',"total_count":');
   out.int(meta.totalCount);
   out.ascii(',"record_id":');
-  writeJsonString(out, recordId);
+  if (typeof recordId === 'string') {
+    writeJsonString(out, recordId);
+  } else {
+    // An id's bytes are `req_` and [0-9a-z] (RequestIds): nothing to escape.
+    out.byte(0x22);
+    out.bytes(recordId);
+    out.byte(0x22);
+  }
   out.ascii(',"data_latest_date":');
   if (meta.dataLatestDate === null) {
     out.null();

@@ -3,6 +3,7 @@ import { TrustedProxies } from '../auth/client-address.js';
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
 import { ApiError, type HeaderPairs } from '../errors.js';
+import { recordIdText, type RecordId } from '../http/record-id.js';
 import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../http/types.js';
 import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
@@ -114,23 +115,24 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     rows: number,
   ): HttpResponse => {
     const durMs = clock.now() - startedMs;
-    deps.access?.({ recordId: res.requestId, method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs });
+    // An optional call evaluates its arguments only when there is an access log: the string is made then.
+    deps.access?.({ recordId: recordIdText(res.requestId), method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs });
     metrics?.request(dataset, endpoint, format, res.status, durMs / 1000, req.method === 'HEAD' ? 0 : res.body.length, rows);
     return res;
   };
 
-  const fail = (err: ApiError, recordId: string, headers: HeaderPairs): HttpResponse => ({
+  const fail = (err: ApiError, recordId: RecordId, headers: HeaderPairs): HttpResponse => ({
     status: err.status,
     headers: joined(headers, err.headers),
     contentType: JSON_TYPE,
     requestId: recordId,
-    body: renderError(err, recordId),
+    body: renderError(err, recordIdText(recordId)),
   });
 
   /** An ApiError is the caller's answer; anything else is a fault: logged, and a 500 that names no internals. */
-  const failure = (e: unknown, req: HttpRequest, recordId: string, headers: HeaderPairs): HttpResponse => {
+  const failure = (e: unknown, req: HttpRequest, recordId: RecordId, headers: HeaderPairs): HttpResponse => {
     if (e instanceof ApiError) return fail(e, recordId, headers);
-    log.error('request failed', { record_id: recordId, path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    log.error('request failed', { record_id: recordIdText(recordId), path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
     return fail(new ApiError('internal_error', 'internal server error'), recordId, headers);
   };
 
@@ -149,7 +151,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     req: HttpRequest,
     a: RouteAnswer,
     headers: HeaderPairs,
-    recordId: string,
+    recordId: RecordId,
     keyId: string | null,
     startedMs: number,
     dataset: string,
@@ -167,7 +169,8 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
 
   const handler = (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
     const startedMs = clock.now();
-    const recordId = ids.next();
+    // The thread's bytes (record-id.ts): an answer that comes later takes a string of them.
+    const recordId = ids.advance();
     let headers: HeaderPairs = NO_HEADERS;
     let keyId: string | null = null;
     /** metrics labels: the dataset slot and endpoint of the route answering, if one does */
@@ -230,11 +233,12 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       if (!isThenable(answer)) return reply(now, req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
       const h = headers;
       const k = keyId;
-      // The transport refills its request object for the next request meanwhile (types.ts).
+      // The transport refills its request object, and the next request the id's bytes, meanwhile (types.ts, record-id.ts).
       const r = ownedRequest(req);
+      const id = recordIdText(recordId);
       return answer.then(
-        (a) => reply(null, r, a, h, recordId, k, startedMs, dataset, endpoint),
-        (err: unknown) => logged(r, failure(err, r, recordId, h), k, startedMs, dataset, endpoint, 'none', 0),
+        (a) => reply(null, r, a, h, id, k, startedMs, dataset, endpoint),
+        (err: unknown) => logged(r, failure(err, r, id, h), k, startedMs, dataset, endpoint, 'none', 0),
       );
     } catch (e) {
       return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);

@@ -12,6 +12,7 @@ import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
 import { dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
+import { recordIdText, type RecordId } from '../http/record-id.js';
 import { ownedRequest, type HttpRequest } from '../http/types.js';
 import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
@@ -56,7 +57,7 @@ export interface DataAnswer {
  * compressed off-thread).
  */
 export interface DataEndpoint {
-  (slot: DatasetSlot, req: HttpRequest, recordId: string, kind?: DataEndpointKind): DataAnswer | Promise<DataAnswer>;
+  (slot: DatasetSlot, req: HttpRequest, recordId: RecordId, kind?: DataEndpointKind): DataAnswer | Promise<DataAnswer>;
   /** what the thread's caches have done (null: that cache is off) */
   cacheStats(): { readonly response: ResponseCacheStats | null; readonly rows: RowCacheStats | null };
 }
@@ -225,7 +226,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const owned = Buffer.from(bytes);
     const ownReq = ownedRequest(req);
     const ownKey = key.copy();
-    const ownStamp: RequestStamp = { retrievedAtUs: stamp.retrievedAtUs, recordId: stamp.recordId };
+    const ownStamp: RequestStamp = { retrievedAtUs: stamp.retrievedAtUs, recordId: recordIdText(stamp.recordId) };
     return encodeHeadAsync(owned.subarray(split), encoding).then((encoded) => {
       if (cached) cache!.set(ownKey, encoded, meta, shape);
       writeSuffix(writer, meta, ownStamp);
@@ -235,17 +236,17 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     });
   }
 
-  const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
+  const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: RecordId, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
     try {
       return answer(slot, req, recordId, kind, direct);
     } catch (e) {
-      // The fetch outlives the transport's request object (types.ts): a copy answers after it.
-      if (e instanceof MissingGeneration) return fetchThenAnswer(e, slot, ownedRequest(req), recordId, kind);
+      // The fetch outlives the transport's request object and the id's bytes (types.ts, record-id.ts): copies answer after it.
+      if (e instanceof MissingGeneration) return fetchThenAnswer(e, slot, ownedRequest(req), recordIdText(recordId), kind);
       throw e;
     }
   };
 
-  const answer = (slot: DatasetSlot, req: HttpRequest, recordId: string, kind: DataEndpointKind, ctx: PinContext): DataAnswer | Promise<DataAnswer> => {
+  const answer = (slot: DatasetSlot, req: HttpRequest, recordId: RecordId, kind: DataEndpointKind, ctx: PinContext): DataAnswer | Promise<DataAnswer> => {
     const p = splitPresentation(req.rawQuery);
     const format = negotiateFormat(p.format, req.accept);
     const request = pinRequest(kind, pinned, ctx, slot, p.rest);

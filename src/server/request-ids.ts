@@ -8,9 +8,10 @@ const Z = 0x7a;
 
 /**
  * `req_` + 18 characters of [0-9a-z]: 8 random per process (so ids differ across restarts
- * and threads) and a base-36 counter of 10 digits. Unique per request without a random
- * draw per request. The id's text is kept as bytes and its counter counted in place, so a
- * request makes one string, not three (number to text, padding, concatenation).
+ * and threads) and a base-36 counter of 10 digits, from zero. Unique per request without a
+ * random draw per request. The id's text is kept as bytes and its counter counted in
+ * place: a serving thread's handler takes the bytes themselves (`advance`, no string at
+ * all: http/record-id.ts), anything else a string (`next`).
  */
 export class RequestIds {
   private readonly text: Buffer;
@@ -18,13 +19,20 @@ export class RequestIds {
   constructor(random: Uint8Array = randomBytes(8)) {
     let p = '';
     for (let i = 0; i < 8; i++) p += (random[i]! % 36).toString(36);
-    this.text = Buffer.from(`req_${p}${'0'.repeat(DIGITS)}`, 'latin1');
+    // The counter one before zero: each id counts first, so the first is all zeros.
+    this.text = Buffer.from(`req_${p}${'z'.repeat(DIGITS)}`, 'latin1');
   }
 
+  /** The next id, as a string of its own. */
   next(): string {
-    const id = this.text.toString('latin1');
     this.increment();
-    return id;
+    return this.text.toString('latin1');
+  }
+
+  /** The next id as this object's bytes, rewritten by the next `advance` or `next` (a RecordId). */
+  advance(): Uint8Array {
+    this.increment();
+    return this.text;
   }
 
   /** The counter + 1 in base 36, digit by digit from the last (36^10 ids before it wraps to zeros). */

@@ -1,6 +1,7 @@
 import { ApiError, methodNotAllowed, type HeaderPairs } from '../errors.js';
 import type { Format } from '../format/negotiate.js';
 import type { HeaderBlock } from '../http/header-block.js';
+import type { RecordId } from '../http/record-id.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** Methods a route answers; a GET route answers HEAD too (the transport drops the body). */
@@ -22,7 +23,8 @@ export interface RouteAnswer {
 
 export interface RouteRequest {
   readonly req: HttpRequest;
-  readonly recordId: string;
+  /** valid like `req` (record-id.ts) */
+  readonly recordId: RecordId;
   /** the caller's key (KeyRegistry index); -1 on public routes, which ask for none */
   readonly keyIndex: number;
 }

@@ -8,6 +8,7 @@
  */
 import zlib from 'node:zlib';
 import { headerBlockPairs } from '../../src/http/header-block.js';
+import { recordIdText } from '../../src/http/record-id.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
 import type { Transport } from '../../src/server/start.js';
 import type { Reply } from './harness.js';
@@ -73,13 +74,15 @@ export async function inProcessRequest(handler: Handler, path: string, key: stri
     body = Buffer.from(res.body);
   } catch {
     res = { status: 500, headers: [], contentType: 'application/json', requestId: 'req_transport', body: new Uint8Array(0) };
-    body = Buffer.from(JSON.stringify({ error: { status: 500, code: 'internal_error', message: 'internal server error' }, record_id: res.requestId }));
+    body = Buffer.from(
+      JSON.stringify({ error: { status: 500, code: 'internal_error', message: 'internal server error' }, record_id: recordIdText(res.requestId) }),
+    );
   }
   const headers = new Headers();
   for (const [name, value] of res.headers) headers.append(name, value);
   if (res.headerBlock !== undefined && res.headerBlock !== null) for (const [name, value] of headerBlockPairs(res.headerBlock)) headers.append(name, value);
   headers.set('content-type', res.contentType);
-  headers.set('x-request-id', res.requestId);
+  headers.set('x-request-id', recordIdText(res.requestId));
   headers.set('content-length', String(body.byteLength));
   const text = method === 'HEAD' || res.status === 304 ? '' : decode(body, headers.get('content-encoding')).toString('utf8');
   let parsed: unknown;
