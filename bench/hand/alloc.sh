@@ -31,5 +31,5 @@ for w in "$@"; do
   a1=$(allocated); e1=$(events)
   n=$(echo "$out" | grep -o '"requests":[0-9]*' | head -1 | cut -d: -f2)
   cache=$(node -e "const [a,b]=['$e0','$e1'].map(s=>s.split(' ').map(Number)); const d=b.map((x,i)=>x-a[i]); console.log('response-cache hits=' + (100*d[0]/Math.max(1,d[0]+d[1])).toFixed(1) + '% evictions/s=' + (d[2]/$D).toFixed(0) + ' rejected/s=' + (d[3]/$D).toFixed(0))")
-  echo "$(basename "$root") workers=$W $w requests=$n KiB/request=$(node -e "console.log((($a1 - $a0) / $n / 1024).toFixed(1))") $cache"
+  echo "$(basename "$root") workers=$W $w requests=$n KiB/request=$(node -e "console.log((($a1 - $a0) / $n / 1024).toFixed(2))") $cache"
 done
