@@ -3,8 +3,10 @@ import { FNV_OFFSET, fnvRun, fnvStep } from '../query/hash.js';
 
 /** The ETag's second hash's seed: two 32-bit hashes make collisions between live answers negligible. */
 const SEED_B = 0x9e3779b9;
-/** U+0001, the separator of the parts, as a code unit (none holds it: normalisedText). */
+/** U+0001, the separator of the parts (none holds it: normalisedText), as the hashes step over it. */
 const SEP = 0x01;
+/** The same separator as text, for normalisedText. */
+const SEP_TEXT = '\u0001';
 
 /** The parts of a normalised request (NormalisedRequest), as a kept entry holds them. */
 export interface KeyParts {
@@ -147,6 +149,5 @@ function digitsOf(n: number): number {
  * and documentation join it: requests hash the parts.
  */
 export function normalisedText(r: Omit<KeyParts, 'dataset' | 'generation'>): string {
-  const s = '\u0001';
-  return `${canonicalString(r.canonical)}${s}${r.format}${s}${r.columns}${s}${r.encoding ?? ''}${s}${r.cursor ?? ''}`;
+  return `${canonicalString(r.canonical)}${SEP_TEXT}${r.format}${SEP_TEXT}${r.columns}${SEP_TEXT}${r.encoding ?? ''}${SEP_TEXT}${r.cursor ?? ''}`;
 }
