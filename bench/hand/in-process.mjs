@@ -10,58 +10,17 @@
 // pages want fewer).
 // Usage: node bench/hand/in-process.mjs ROOT workload [responseCacheMiB]
 //   ROOT: a checkout with dist/ built (A/B: run it on two); paths from bench/hand/paths.mjs
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { benchHandler, benchRequests } from './handler-setup.mjs';
 
 const here = resolve(import.meta.dirname, '../..');
 const root = resolve(process.argv[2] ?? here);
 const workload = process.argv[3] ?? 'walk-forward-loop';
 const responseCacheMiB = Number(process.argv[4] ?? 0);
-const data = process.env.DATA ?? `${here}/bench/.data/main`;
-const paths = process.env.PATHS_DIR ?? `${here}/bench/.data/paths`;
 const load = (p) => import(`${root}/dist/${p}`);
-const { KeyRegistry } = await load('src/auth/key-registry.js');
-const { parseKeysFile } = await load('src/auth/keys-file.js');
-const { RateLimiter } = await load('src/auth/rate-limiter.js');
-const { silentLogger } = await load('src/log/logger.js');
-const { createApiHandler } = await load('src/server/api-handler.js');
-const { DatasetRegistry } = await load('src/server/dataset-registry.js');
-const { buildGeneration } = await load('src/server/load-generation.js');
-const { inlineBuilder } = await load('src/server/table-builder.js');
-const { RequestIds } = await load('src/server/request-ids.js');
-const { ManualClock } = await load('src/time/clock.js');
-
-const registry = new DatasetRegistry();
-const clock = new ManualClock(Date.UTC(2026, 10, 20));
-for (const product of readdirSync(data)) {
-  if (product.endsWith('.json') || product.startsWith('.')) continue;
-  for (const dataset of readdirSync(`${data}/${product}`)) {
-    const slot = registry.byName(`${product}/${dataset}`);
-    const manifest = JSON.parse(readFileSync(`${data}/${product}/${dataset}/manifest.json`, 'utf8'));
-    const bytes = new Uint8Array(readFileSync(`${data}/${product}/${dataset}/${manifest.object}`));
-    slot.swap((await buildGeneration(bytes, slot, manifest, clock, inlineBuilder)).generation);
-  }
-}
-registry.markReady();
-const keys = new KeyRegistry(parseKeysFile(readFileSync(`${data}/keys.json`, 'utf8'), 'keys.json'));
-const handler = createApiHandler({
-  registry,
-  keys,
-  limiter: new RateLimiter(keys, clock),
-  clock,
-  ids: new RequestIds(),
-  log: silentLogger,
-  responseCacheBytes: responseCacheMiB << 20,
-  rowCacheBytes: Number(process.env.ROW_MIB ?? 64) * 2 ** 20,
-});
-const requests = readFileSync(`${paths}/${workload}.paths`, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => {
-    const q = line.indexOf('?');
-    const path = q < 0 ? line : line.slice(0, q);
-    return { method: 'GET', path, rawQuery: q < 0 ? '' : line.slice(q + 1), apiKey: 'pitcache-bench-key', accept: '', acceptEncoding: '', ifNoneMatch: '' };
-  });
+const handler = await benchHandler(root, { responseCacheMiB, rowMiB: Number(process.env.ROW_MIB ?? 64) });
+const requests = benchRequests(workload);
 let next = 0;
 const run = (n) => {
   for (let k = 0; k < n; k++) {

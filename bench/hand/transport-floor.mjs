@@ -6,9 +6,11 @@
 //   transport  pitcache's own transport (src/http/uws-server.ts: it reads the method, URL,
 //              query and five headers into an HttpRequest) in front of a handler that
 //              answers one fixed HttpResponse object
-// Allocation is GcMetrics' count (src/metrics/gc-metrics.ts, what /metrics exports).
+// Allocation is GcMetrics' count (src/metrics/gc-metrics.ts, what /metrics exports). The
+// req/s of the two modes, alternated, say whether the transport itself costs throughput.
 // Usage: node bench/hand/transport-floor.mjs ROOT ceiling|transport workload DUR [bytes]
 //   ROOT: a checkout with dist/ built; paths from bench/hand/paths.mjs
+import { listenCeiling } from './ceiling-app.mjs';
 import { wrkPaths } from './wrk-paths.mjs';
 import { resolve } from 'node:path';
 
@@ -22,22 +24,14 @@ const port = 18631;
 const load = (p) => import(`${root}/dist/${p}`);
 const { GcMetrics } = await load('src/metrics/gc-metrics.js');
 
-const body = Buffer.alloc(bytes, 0x20);
-body[0] = 0x7b;
-body[bytes - 1] = 0x7d;
 let close;
 if (mode === 'ceiling') {
-  const { loadNativeUws } = await load('src/http/native-uws.js');
-  const uws = loadNativeUws();
-  const app = uws.App().any('/*', (res) => {
-    res.cork(() => {
-      res.writeHeader('content-type', 'application/json').end(body);
-    });
-  });
-  await new Promise((ok) => app.listen('127.0.0.1', port, (t) => (t ? ok() : process.exit(2))));
-  close = () => app.close();
+  close = await listenCeiling(root, bytes, port);
 } else {
   const { listen } = await load('src/http/uws-server.js');
+  const body = Buffer.alloc(bytes, 0x20);
+  body[0] = 0x7b;
+  body[bytes - 1] = 0x7d;
   const answer = { status: 200, headers: [], headerBlock: null, contentType: 'application/json', requestId: 'req_0123456789abcdef', body };
   const server = await listen(() => answer, { host: '127.0.0.1', port });
   close = () => server.close();
@@ -48,7 +42,7 @@ await run(3);
 const a0 = gc.totals().allocatedBytes;
 const n = await run(dur);
 const a1 = gc.totals().allocatedBytes;
-console.log(`${mode} ${workload}: ${n} requests in ${dur} s, ${((a1 - a0) / n).toFixed(0)} B allocated per request`);
+console.log(`${mode} ${workload}: ${n} requests in ${dur} s (${(n / dur).toFixed(0)} req/s), ${((a1 - a0) / n).toFixed(0)} B allocated per request`);
 gc.close();
 close();
 process.exit(0);
