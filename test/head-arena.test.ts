@@ -93,6 +93,28 @@ describe('HeadArena (the response cache bytes: fixed pages, allocated once)', ()
     }
   });
 
+  it('tells a chain of consecutive pages (one view holds it) from a scattered one', () => {
+    const arena = new HeadArena(6 * HEAD_PAGE_BYTES);
+    // A fresh arena hands its pages out in order: 0-1, 2-3, 4-5.
+    const a = arena.store(bytesOf(2 * HEAD_PAGE_BYTES - 5, 1));
+    const b = arena.store(bytesOf(HEAD_PAGE_BYTES + 1, 2));
+    const c = arena.store(bytesOf(2 * HEAD_PAGE_BYTES, 3));
+    expect([a, b, c]).toEqual([0, 2, 4]);
+    expect([arena.runOffset(a, 2), arena.runOffset(b, 2), arena.runOffset(c, 2)]).toEqual([0, 2 * HEAD_PAGE_BYTES, 4 * HEAD_PAGE_BYTES]);
+    // Freed a, then c: the free list is 4, 5, 0, 1. Three pages are 4, 5, 0: not a run.
+    arena.release(a);
+    arena.release(c);
+    const scattered = arena.store(bytesOf(3 * HEAD_PAGE_BYTES - 1, 4));
+    expect(arena.runOffset(scattered, 3)).toBe(-1);
+    // Its first two pages are consecutive: what a caller asks about is the pages it names.
+    expect(arena.runOffset(scattered, 2)).toBe(4 * HEAD_PAGE_BYTES);
+    expect(same(readBack(arena, scattered, 3 * HEAD_PAGE_BYTES - 1), bytesOf(3 * HEAD_PAGE_BYTES - 1, 4))).toBe(true);
+    // A one-page head is a run wherever it is; an empty head has no pages.
+    const one = arena.store(bytesOf(10, 5));
+    expect(arena.runOffset(one, 1)).toBe(one * HEAD_PAGE_BYTES);
+    expect(arena.runOffset(arena.store(new Uint8Array(0)), 0)).toBe(-1);
+  });
+
   it('refuses a head larger than its free pages', () => {
     const arena = new HeadArena(2 * HEAD_PAGE_BYTES);
     expect(() => arena.store(new Uint8Array(2 * HEAD_PAGE_BYTES + 1))).toThrow(RangeError);
@@ -145,6 +167,55 @@ describe('ResponseCache over its HeadArena', () => {
     expect(hit.meta.count).toBe(3);
     expect(hit.meta.extensionKeys).toEqual(['generation', 'as_of']);
     expect(hit.meta.extensionValues).toEqual([1, new InstantMicros(1_700_000_000_000_000)]);
+  });
+
+  it("puts a hit together in the arena: the head where it is kept and the suffix in its last page's spare end", () => {
+    const cache = new ResponseCache(8 * HEAD_PAGE_BYTES);
+    const head = bytesOf(2 * HEAD_PAGE_BYTES - 100, 6);
+    const next = bytesOf(HEAD_PAGE_BYTES, 7);
+    cache.set(key('run'), head, META, null);
+    cache.set(key('next'), next, META, null);
+    const hit = cache.get(key('run'))!;
+    expect(hit).toMatchObject({ at: 0, room: 100 });
+    for (const n of [100, 37, 0, 99]) {
+      const suffix = bytesOf(n, 100 + n);
+      const whole = cache.bodyWith(hit, suffix)!;
+      // Not a copy: a view of the arena where the head is kept, exactly head + this suffix.
+      expect(whole.byteOffset).toBe(hit.at);
+      expect(whole.byteLength).toBe(head.byteLength + n);
+      expect(same(whole.subarray(0, head.byteLength), head) && same(whole.subarray(head.byteLength), suffix), `suffix of ${n}`).toBe(true);
+    }
+    // The spare end is the head's own: the head after it is untouched by its suffixes.
+    const other = cache.get(key('next'))!;
+    const back = new Uint8Array(other.bytes);
+    cache.copyHead(other, back);
+    expect(same(back, next)).toBe(true);
+    // One byte more than the spare end: the caller copies instead.
+    expect(cache.bodyWith(hit, new Uint8Array(101))).toBeNull();
+  });
+
+  it('puts no hit together in the arena for an encoded head or one in scattered pages', () => {
+    const zipped = new ResponseCache(6 * HEAD_PAGE_BYTES);
+    zipped.set(key('gz'), encodeHead(bytesOf(3000, 1), 'gzip'), META, null);
+    const gz = zipped.get(key('gz'))!;
+    expect(gz.at).toBe(-1);
+    expect(zipped.bodyWith(gz, new Uint8Array(1))).toBeNull();
+    // x, y, z take pages 0-1, 2-3, 4-5; y is asked for. A 3-page head then evicts x and z, the
+    // least recently used, whose pages go back in that order (the free list is 4, 5, 0, 1), and takes 4, 5, 0.
+    const cache = new ResponseCache(6 * HEAD_PAGE_BYTES);
+    for (const [i, k] of ['x', 'y', 'z'].entries()) cache.set(key(k), bytesOf(HEAD_PAGE_BYTES + 100, i), META, null);
+    expect(cache.get(key('y'))).toBeDefined();
+    const head = bytesOf(2 * HEAD_PAGE_BYTES + 100, 5);
+    cache.set(key('wide'), head, META, null);
+    expect(cache.stats()).toMatchObject({ evictions: 2, entries: 2 });
+    const wide = cache.get(key('wide'))!;
+    expect(wide).toMatchObject({ first: 4, at: -1, room: HEAD_PAGE_BYTES - 100 });
+    expect(cache.bodyWith(wide, new Uint8Array(8))).toBeNull();
+    const back = new Uint8Array(wide.bytes);
+    cache.copyHead(wide, back);
+    expect(same(back, head)).toBe(true);
+    // y kept its run.
+    expect(cache.get(key('y'))).toMatchObject({ first: 2, at: 2 * HEAD_PAGE_BYTES });
   });
 
   it('gives its pages back when an entry is replaced, and keeps an encoded head with its CRC and length', () => {

@@ -3,7 +3,7 @@ import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import type { ManualClock } from '../src/time/clock.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
-import { ADMIN_KEY, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
+import { ADMIN_KEY, startHarness, startInProcessHarness, type Harness, type Reply } from './support/harness.js';
 
 const COUNTRIES = ['DE', 'FR', 'NL'];
 
@@ -117,6 +117,35 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
       const a = await cached.get(path);
       const b = await plain.get(path);
       expect(norm(a), `after +${step} ms`).toBe(norm(b));
+    }
+  });
+
+  it('over a real socket, hits sent from where the cache keeps them carry the bytes of fresh answers, hit after hit', async () => {
+    // Hits are sent as a view of the cache's arena with this request's metadata written after
+    // the kept middle (ResponseCache.bodyWith): alternating entries and metadata of changing
+    // length must each reach the client whole, exactly as the server without a cache writes it.
+    const overUws = await startHarness({ datasets, server: { responseCacheBytes: 4 * 1024 * 1024 } });
+    try {
+      const clock = overUws.clock as ManualClock;
+      const plainClock = plain.clock as ManualClock;
+      plainClock.advance(clock.now() - plainClock.now());
+      const paths = ['/gbsi_eu/system_stress?latest=false', '/gbsi_eu/system_stress?country=DE&latest=false', '/gbsi_eu/system_stress?country=FR'];
+      const norm = (r: Reply): string => r.text.replace(/req_[0-9a-z]+/g, 'req_x');
+      for (const [i, step] of [0, 1, 3_600_000, 7, 86_400_000 * 400, 1, 13, 0].entries()) {
+        clock.advance(step);
+        plainClock.advance(step);
+        for (const path of paths) {
+          // Identity: a compressed hit is put together by copying (BodyAssembler.encoded's CRC and trailer).
+          const a = await overUws.get(path, undefined, { headers: { 'accept-encoding': 'identity' } });
+          expect(a.headers.get('content-encoding')).toBeNull();
+          expect(a.headers.get('content-length')).toBe(String(Buffer.byteLength(a.text)));
+          expect(norm(a), `${path}, ask ${i + 1}`).toBe(norm(await plain.get(path)));
+        }
+      }
+      // From the third ask on, each is a hit.
+      expect(await overUws.server.metrics()).toContain(`pitcache_cache_events_total{cache="response",event="hit"} ${6 * paths.length}`);
+    } finally {
+      await overUws.close();
     }
   });
 

@@ -20,10 +20,18 @@ export class BodyAssembler {
     return out.subarray(0, wrapHead(head, head.bytes.byteLength, prefix, suffix, out, this.combiner));
   }
 
-  /** prefix + a middle kept by `cache` (copied out of its pages, identity or encoded) + suffix. */
+  /**
+   * prefix + a middle kept by `cache` + suffix: without a prefix, an identity middle and its
+   * suffix as they sit in the cache's arena (ResponseCache.bodyWith: a 35 KB answer is then not
+   * copied once more before the socket copies it); else copied out of its pages.
+   */
   hit(cache: ResponseCache, hit: CachedHead, prefix: Uint8Array, suffix: Uint8Array): Uint8Array {
     const p = prefix.byteLength;
     if (hit.encoding === null) {
+      if (p === 0) {
+        const whole = cache.bodyWith(hit, suffix);
+        if (whole !== null) return whole;
+      }
       const n = p + hit.bytes + suffix.byteLength;
       const out = this.room(n);
       out.set(prefix, 0);

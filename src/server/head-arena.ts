@@ -71,6 +71,23 @@ export class HeadArena {
     return first;
   }
 
+  /**
+   * Where the chain at `first` starts in `bytes` when its first `pages` pages are consecutive
+   * (one run, so a single view holds them), else -1. Chains come out as runs whenever the
+   * free list hands out consecutive pages: always in an arena not yet full, and after it
+   * fills whenever a head takes the place of one that left a run of its size.
+   */
+  runOffset(first: number, pages: number): number {
+    if (first < 0) return -1;
+    let page = first;
+    for (let k = 1; k < pages; k++) {
+      const next = this.next[page]!;
+      if (next !== page + 1) return -1;
+      page = next;
+    }
+    return first * HEAD_PAGE_BYTES;
+  }
+
   /** Copies the n bytes of the chain at `first` into dst at `to` (dst has room). */
   copyOut(first: number, n: number, dst: Uint8Array, to = 0): void {
     let page = first;

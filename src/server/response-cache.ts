@@ -1,7 +1,7 @@
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import { ownedMeta, type PageMeta } from '../format/resolved-page.js';
 import { FrequencySketch } from './frequency-sketch.js';
-import { HeadArena } from './head-arena.js';
+import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
 import { SlotLru } from './slot-lru.js';
 
@@ -15,6 +15,10 @@ interface KeptHead {
   readonly first: number;
   /** bytes stored: the middle itself, or its encoded bytes */
   readonly bytes: number;
+  /** an identity head kept in one run of pages: where it starts in the arena's bytes (bodyWith); else -1 */
+  readonly at: number;
+  /** the bytes its last page holds past the head (the page is its own): the most a suffix written there may take */
+  readonly room: number;
   readonly meta: PageMeta;
   /** the writer's shapeOf(view) (FormatWriter): owned, no table data */
   readonly shape: unknown;
@@ -200,21 +204,41 @@ export class ResponseCache {
   }
 
   private store(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start: number, end: number): void {
-    const src = head instanceof Uint8Array ? head : head.bytes;
+    const identity = head instanceof Uint8Array;
+    const src = identity ? head : head.bytes;
     const bytes = end - start;
     // Whole pages may hold more than the bytes the bound counts: make room in least-recently-used order.
     const need = HeadArena.pagesFor(bytes);
     while (this.arena.freePages < need && this.lru.size > 0) this.lru.pop();
     const first = this.arena.store(src, start, end);
+    // The spare end of its last page is where a hit writes its suffix (bodyWith): nothing else uses it.
+    const at = identity ? this.arena.runOffset(first, need) : -1;
+    const room = need * HEAD_PAGE_BYTES - bytes;
     const kept = key.copy();
     const owned = ownedMeta(meta);
-    const entry: CachedHead =
-      head instanceof Uint8Array
-        ? { first, bytes, meta: owned, shape, key: kept, encoding: null }
-        : { first, bytes, meta: owned, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
+    const entry: CachedHead = identity
+      ? { first, bytes, at, room, meta: owned, shape, key: kept, encoding: null }
+      : { first, bytes, at, room, meta: owned, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
     // Under the slot of a colliding request, this one takes its place (set disposes of it).
     this.lru.set(kept.slot, entry);
     this.stores++;
+  }
+
+  /**
+   * A hit's body without copying its head: `suffix` written into the spare end of the last
+   * page of an identity head kept in one run of pages, and one view of the head and suffix
+   * together. Null when the head is encoded or in a chain of scattered pages, or the suffix
+   * outgrows the spare end (JSON's metadata takes 200-400 bytes, so about one 35 KB answer
+   * in ten): then copyHead puts the body together. The view is valid until the entry's next
+   * hit writes its own suffix there, or its pages go to another head (the transport sends a
+   * synchronous answer before it takes the next request).
+   */
+  bodyWith(entry: CachedHead, suffix: Uint8Array): Uint8Array | null {
+    if (entry.at < 0 || suffix.byteLength > entry.room) return null;
+    const end = entry.at + entry.bytes;
+    const bytes = this.arena.bytes;
+    bytes.set(suffix, end);
+    return bytes.subarray(entry.at, end + suffix.byteLength);
   }
 
   /** Copies a kept head's stored bytes into dst at `to` (dst has room for `entry.bytes` there). */

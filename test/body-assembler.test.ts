@@ -1,0 +1,74 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { encodeHead } from '../src/format/encoded-body.js';
+import type { PageMeta } from '../src/format/resolved-page.js';
+import { BodyAssembler } from '../src/server/body-assembler.js';
+import { HEAD_PAGE_BYTES } from '../src/server/head-arena.js';
+import { RequestKey } from '../src/server/request-key.js';
+import { ResponseCache } from '../src/server/response-cache.js';
+
+const META: PageMeta = {
+  productId: 'gbsi_eu',
+  count: 1,
+  totalCount: 1,
+  nextCursor: null,
+  generation: 1,
+  dataLatestDate: null,
+  maxObservedUs: null,
+  asOfUs: null,
+  extensionKeys: [],
+  extensionValues: [],
+};
+const key = (canonical: string): RequestKey => new RequestKey().fill('gbsi_eu/system_stress', 1, canonical, 'json', '*', null, null);
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+const filler = (n: number, c: string): string => c.repeat(n);
+
+/** A cache holding one identity head `middle` (in one run of pages), and its hit. */
+function kept(middle: string) {
+  const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
+  cache.set(key('q'), text(middle), META, null);
+  return { cache, hit: cache.get(key('q'))! };
+}
+const decode = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
+
+describe('BodyAssembler.hit (a response-cache hit: prefix + kept middle + suffix)', () => {
+  const middle = `[${filler(2 * HEAD_PAGE_BYTES - 300, 'r')}]`; // 298 bytes spare in its last page
+  const suffix = ',"metadata":{"record_id":"req_1"}}';
+
+  it('without a prefix, an identity middle and its suffix are one view of the arena, not a copy', () => {
+    const { cache, hit } = kept(middle);
+    const body = new BodyAssembler().hit(cache, hit, new Uint8Array(0), text(suffix));
+    expect(decode(body)).toBe(middle + suffix);
+    expect(body.byteOffset).toBe(hit.at);
+    expect(body.buffer).toBe(cache.bodyWith(hit, new Uint8Array(0))!.buffer);
+  });
+
+  it('copies when the suffix outgrows the spare end, with the same bytes', () => {
+    const { cache, hit } = kept(middle);
+    const long = `,"metadata":{"x":"${filler(300, 'm')}"}}`;
+    const body = new BodyAssembler().hit(cache, hit, new Uint8Array(0), text(long));
+    expect(decode(body)).toBe(middle + long);
+    expect(body.buffer).not.toBe(cache.bodyWith(hit, new Uint8Array(0))!.buffer);
+    // A short suffix after it is served from the arena again, with no byte of the long one.
+    const short = new BodyAssembler().hit(cache, hit, new Uint8Array(0), text('}'));
+    expect(decode(short)).toBe(middle + '}');
+  });
+
+  it('copies when there is a prefix (Arrow puts per-request bytes in front of the middle)', () => {
+    const { cache, hit } = kept(middle);
+    const body = new BodyAssembler().hit(cache, hit, text('PREFIX'), text(suffix));
+    expect(decode(body)).toBe('PREFIX' + middle + suffix);
+    expect(body.buffer).not.toBe(cache.bodyWith(hit, new Uint8Array(0))!.buffer);
+  });
+
+  it('puts an encoded middle together as an uncached answer is, around its kept bytes', () => {
+    const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
+    const head = encodeHead(text(middle), 'gzip');
+    cache.set(key('gz'), head, META, null);
+    const bodies = new BodyAssembler();
+    const fromCache = Buffer.from(bodies.hit(cache, cache.get(key('gz'))!, new Uint8Array(0), text(suffix)));
+    const uncached = Buffer.from(new BodyAssembler().encoded(head, new Uint8Array(0), text(suffix)));
+    expect(fromCache.equals(uncached)).toBe(true);
+    expect(gunzipSync(fromCache).toString('latin1')).toBe(middle + suffix);
+  });
+});
