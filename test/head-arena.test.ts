@@ -218,6 +218,20 @@ describe('ResponseCache over its HeadArena', () => {
     expect(cache.get(key('y'))).toMatchObject({ first: 2, at: 2 * HEAD_PAGE_BYTES });
   });
 
+  it("keeps a hit's headers as its own copy, for that entry only", () => {
+    const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
+    cache.set(key('a'), bytesOf(10, 1), META, null);
+    cache.set(key('b'), bytesOf(10, 2), META, null);
+    const rest = new TextEncoder().encode('W/"g1-x"\r\nx-count: 1');
+    cache.keepHeaders(cache.get(key('a'))!, { first: 'etag', rest });
+    // The writer's buffer is reused by the next answer: what was kept does not change with it.
+    rest.fill(0x21);
+    const kept = cache.get(key('a'))!.headers!;
+    expect(kept.first).toBe('etag');
+    expect(Buffer.from(kept.rest).toString('latin1')).toBe('W/"g1-x"\r\nx-count: 1');
+    expect(cache.get(key('b'))!.headers).toBeNull();
+  });
+
   it('gives its pages back when an entry is replaced, and keeps an encoded head with its CRC and length', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const plain = bytesOf(3000, 1);

@@ -4,6 +4,7 @@ import { ByteWriter } from '../src/render/byte-writer.js';
 import { InstantMicros, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
 import { RequestIds } from '../src/server/request-ids.js';
 import { renderError } from '../src/render/error-body.js';
+import { ageIsFixed, dataAgeHours, type PageMeta } from '../src/format/resolved-page.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
 
@@ -158,5 +159,33 @@ describe('renderError', () => {
   it('leaves param out when no single parameter is at fault', () => {
     const body = renderError(new ApiError('unauthorized', 'missing or unknown API key'), 'req_xyz');
     expect(Buffer.from(body).toString()).toBe('{"error":{"status":401,"code":"unauthorized","message":"missing or unknown API key"},"record_id":"req_xyz"}');
+  });
+});
+
+describe('dataAgeHours and ageIsFixed (what a kept answer may repeat of it)', () => {
+  const page = (maxObservedUs: number | null, asOfUs: number | null): PageMeta => ({
+    productId: 'gbsi_eu',
+    count: 0,
+    totalCount: 0,
+    nextCursor: null,
+    generation: 1,
+    dataLatestDate: null,
+    maxObservedUs,
+    asOfUs,
+    extensionKeys: [],
+    extensionValues: [],
+  });
+  const HOUR = 3_600_000_000;
+
+  it('measures from as_of when given, else from now; nothing visible has no age', () => {
+    expect(dataAgeHours(page(10 * HOUR, 13 * HOUR), 100 * HOUR)).toBe(3);
+    expect(dataAgeHours(page(10 * HOUR, null), 100 * HOUR)).toBe(90);
+    expect(dataAgeHours(page(null, 13 * HOUR), 100 * HOUR)).toBeNull();
+  });
+
+  it('is fixed with an as_of or with nothing visible, and moves with the clock otherwise', () => {
+    expect(ageIsFixed(page(10 * HOUR, 13 * HOUR))).toBe(true);
+    expect(ageIsFixed(page(null, null))).toBe(true);
+    expect(ageIsFixed(page(10 * HOUR, null))).toBe(false);
   });
 });

@@ -149,6 +149,38 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
     }
   });
 
+  it('a hit carries the headers of a fresh answer: kept with its entry where nothing in them moves, written where the age or the Link does', async () => {
+    const cachedClock = cached.clock as ManualClock;
+    const plainClock = plain.clock as ManualClock;
+    plainClock.advance(cachedClock.now() - plainClock.now());
+    const headersOf = (r: Reply): string[][] => [...r.headers].filter(([name]) => name !== 'x-request-id').sort();
+    const paths = [
+      ...QUERIES.map((q) => `/gbsi_eu/system_stress?${q}`),
+      // One key in two orders, with an as_of (so nothing else in the headers moves): the Link
+      // repeats each request's own query.
+      '/gbsi_eu/system_stress?as_of=2026-04-10&latest=false&limit=5',
+      '/gbsi_eu/system_stress?limit=5&latest=false&as_of=2026-04-10',
+      // Immutable (as_of and generation fixed): cache-control says so on hits too.
+      '/gbsi_eu/system_stress?as_of=2026-04-06&generation=1',
+    ];
+    const hitsBefore = cached.cacheStats().response!.hits;
+    for (const [round, step] of [0, 3_600_000, 1, 86_400_000, 0].entries()) {
+      cachedClock.advance(step);
+      plainClock.advance(step);
+      for (const path of paths) {
+        const a = await cached.get(path);
+        expect(headersOf(a), `${path}, round ${round}`).toEqual(headersOf(await plain.get(path)));
+      }
+    }
+    expect(cached.cacheStats().response!.hits - hitsBefore).toBeGreaterThan(3 * paths.length);
+    // Without as_of, the age header moved with the clock between hits; with one, it did not.
+    const noAsOf = await cached.get('/gbsi_eu/system_stress?country=DE');
+    cachedClock.advance(7_200_000);
+    const later = await cached.get('/gbsi_eu/system_stress?country=DE');
+    expect(Number(later.headers.get('x-data-age-hours')) - Number(noAsOf.headers.get('x-data-age-hours'))).toBeCloseTo(2, 9);
+    expect(later.headers.get('link')).toBeNull();
+  });
+
   it('never serves a body of a superseded generation', async () => {
     for (const q of QUERIES) await cached.get(`/gbsi_eu/system_stress?${q}`);
     await writeGeneration(cached.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');

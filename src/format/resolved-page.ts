@@ -56,6 +56,11 @@ export function dataAgeHours(meta: PageMeta, nowUs: number): number | null {
   return ((meta.asOfUs ?? nowUs) - meta.maxObservedUs) / 3_600_000_000;
 }
 
+/** Whether data_age_hours reads the same at any time: measured from as_of, or absent. */
+export function ageIsFixed(meta: PageMeta): boolean {
+  return meta.maxObservedUs === null || meta.asOfUs !== null;
+}
+
 /**
  * A copy of `meta` that later resolves do not change: its own list of extension values,
  * with its own instants (the strings and the list of names are never refilled).

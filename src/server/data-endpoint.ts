@@ -10,7 +10,7 @@ import { negotiateEncoding, negotiateFormat, type Format } from '../format/negot
 import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
-import { dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
+import { ageIsFixed, dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import { recordIdText, type RecordId } from '../http/record-id.js';
 import { ownedRequest, type HttpRequest } from '../http/types.js';
@@ -31,7 +31,7 @@ import { ApiError } from '../errors.js';
 import { BodyAssembler } from './body-assembler.js';
 import { PageScratch } from './page-scratch.js';
 import { RequestKey } from './request-key.js';
-import { ResponseCache, type ResponseCacheStats } from './response-cache.js';
+import { ResponseCache, type CachedHead, type ResponseCacheStats } from './response-cache.js';
 import type { Mutable } from '../mutable.js';
 
 /**
@@ -171,6 +171,21 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return hw.block();
   }
 
+  /**
+   * A hit's headers: those its entry keeps, or written and, when they depend on nothing but
+   * the entry, kept with it for the next hits. ETag, content-encoding and cache-control
+   * follow from the key the entry matched (as_of and generation are in its canonical text);
+   * what else could differ between two hits is the age without an as_of (it moves with the
+   * clock) and the Link of a page with a next one (it repeats the request's own query, whose
+   * parameters may come in another order).
+   */
+  function hitHeaders(hit: CachedHead, req: HttpRequest, immutable: boolean): HeaderBlock {
+    if (hit.headers !== null) return hit.headers;
+    const block = headers(hit.meta, req, key, hit.encoding, immutable);
+    if (hit.meta.nextCursor === null && ageIsFixed(hit.meta)) cache!.keepHeaders(hit, block);
+    return block;
+  }
+
   function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
     tail.reset();
     writer.writeSuffix(tail, meta, stamp);
@@ -284,7 +299,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       writer.writePrefix(out, hit.meta, hit.shape, stamp);
       writeSuffix(writer, hit.meta, stamp);
       const body = bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view());
-      return answered(200, headers(hit.meta, req, key, hit.encoding, immutable), writer.contentType, body, hit.meta.count, format);
+      return answered(200, hitHeaders(hit, req, immutable), writer.contentType, body, hit.meta.count, format);
     }
     // Row writers tag their text by this generation's uid (cheap once it is known).
     rowCache?.register(gen.uid, table.columns);

@@ -1,5 +1,6 @@
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import { ownedMeta, type PageMeta } from '../format/resolved-page.js';
+import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
@@ -24,6 +25,8 @@ interface KeptHead {
   readonly shape: unknown;
   /** the request it answers (its own copy), told apart from another whose key collides with it (RequestKey.matches) */
   readonly key: RequestKey;
+  /** the answer's headers when they depend on nothing but the entry, kept at its first hit (keepHeaders); else null */
+  headers: HeaderBlock | null;
 }
 
 /** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
@@ -217,8 +220,8 @@ export class ResponseCache {
     const kept = key.copy();
     const owned = ownedMeta(meta);
     const entry: CachedHead = identity
-      ? { first, bytes, at, room, meta: owned, shape, key: kept, encoding: null }
-      : { first, bytes, at, room, meta: owned, shape, key: kept, encoding: head.encoding, crc: head.crc, length: head.length };
+      ? { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, encoding: null }
+      : { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, encoding: head.encoding, crc: head.crc, length: head.length };
     // Under the slot of a colliding request, this one takes its place (set disposes of it).
     this.lru.set(kept.slot, entry);
     this.stores++;
@@ -239,6 +242,15 @@ export class ResponseCache {
     const bytes = this.arena.bytes;
     bytes.set(suffix, end);
     return bytes.subarray(entry.at, end + suffix.byteLength);
+  }
+
+  /**
+   * Keeps a copy of `block` as the headers of every later hit of `entry`. The caller vouches
+   * that they depend on nothing but the entry: not on the time, nor on the request's own
+   * text beyond its key.
+   */
+  keepHeaders(entry: CachedHead, block: HeaderBlock): void {
+    entry.headers = ownedBlock(block);
   }
 
   /** Copies a kept head's stored bytes into dst at `to` (dst has room for `entry.bytes` there). */
