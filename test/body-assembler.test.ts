@@ -1,8 +1,13 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeHead } from '../src/format/encoded-body.js';
-import type { PageMeta } from '../src/format/resolved-page.js';
+import type { PageMeta, RequestStamp } from '../src/format/resolved-page.js';
+import { ArrowFormatWriter } from '../src/format/arrow/arrow-writer.js';
+import { CsvFormatWriter } from '../src/format/csv/csv-writer.js';
+import { JsonFormatWriter } from '../src/format/json/json-writer.js';
+import { ByteWriter } from '../src/render/byte-writer.js';
 import { BodyAssembler } from '../src/server/body-assembler.js';
+import { RequestIds } from '../src/server/request-ids.js';
 import { HEAD_PAGE_BYTES } from '../src/server/head-arena.js';
 import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
@@ -30,6 +35,47 @@ function kept(middle: string) {
   return { cache, hit: cache.get(key('q'))! };
 }
 const decode = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
+
+describe('ResponseCache.restampedBody (a hit sent as the previous hit of its entry left it)', () => {
+  const middle = `[${filler(HEAD_PAGE_BYTES - 500, 'r')}]`;
+  const asOfMeta: PageMeta = { ...META, totalCount: 41, maxObservedUs: 1_600_000_000_000_000, asOfUs: 1_700_000_000_000_000 };
+  const ids = new RequestIds(new Uint8Array(8));
+  const stampOf = (retrievedAtUs: number): RequestStamp => ({ retrievedAtUs, recordId: Buffer.from(ids.advance()) });
+  const suffixOf = (writer: JsonFormatWriter | CsvFormatWriter, stamp: RequestStamp): Uint8Array => {
+    const out = new ByteWriter(64);
+    writer.writeSuffix(out, asOfMeta, stamp);
+    return out.view().slice();
+  };
+
+  it('rewrites the JSON metadata the last hit left for this stamp, in place, and is nothing before a first hit', () => {
+    const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
+    cache.set(key('q'), text(middle), asOfMeta, null);
+    const hit = cache.get(key('q'))!;
+    const json = new JsonFormatWriter();
+    expect(cache.restampedBody(hit, json, stampOf(1))).toBeNull();
+    cache.bodyWith(hit, suffixOf(json, stampOf(1_750_000_000_000_000)));
+    for (const us of [1_760_000_000_000_000, 1_760_000_000_001_000]) {
+      const stamp = stampOf(us);
+      const body = cache.restampedBody(hit, json, stamp)!;
+      expect(body.byteOffset).toBe(hit.at);
+      expect(decode(body)).toBe(middle + decode(suffixOf(json, stamp)));
+    }
+  });
+
+  it('sends an empty suffix (CSV) as it is, and declines one it cannot restamp', () => {
+    const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
+    cache.set(key('csv'), text(middle), asOfMeta, null);
+    const hit = cache.get(key('csv'))!;
+    const csv = new CsvFormatWriter();
+    cache.bodyWith(hit, suffixOf(csv, stampOf(1)));
+    expect(decode(cache.restampedBody(hit, csv, stampOf(2))!)).toBe(middle);
+    // A suffix that is not the writer's own (JSON metadata under a CSV writer) is declined.
+    cache.bodyWith(hit, suffixOf(new JsonFormatWriter(), stampOf(3)));
+    expect(cache.restampedBody(hit, csv, stampOf(4))).toBeNull();
+    expect(new ArrowFormatWriter().restampSuffix(new Uint8Array(4), 2, 2)).toBe(true);
+    expect(new ArrowFormatWriter().restampSuffix(new Uint8Array(4), 2, 3)).toBe(false);
+  });
+});
 
 describe('BodyAssembler.hit (a response-cache hit: prefix + kept middle + suffix)', () => {
   const middle = `[${filler(2 * HEAD_PAGE_BYTES - 300, 'r')}]`; // 298 bytes spare in its last page

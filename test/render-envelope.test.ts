@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { InstantMicros, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
+import { InstantMicros, restampEnvelopeMetadata, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
 import { RequestIds } from '../src/server/request-ids.js';
 import { renderError } from '../src/render/error-body.js';
 import { ageIsFixed, dataAgeHours, type PageMeta } from '../src/format/resolved-page.js';
@@ -187,5 +187,70 @@ describe('dataAgeHours and ageIsFixed (what a kept answer may repeat of it)', ()
     expect(ageIsFixed(page(10 * HOUR, 13 * HOUR))).toBe(true);
     expect(ageIsFixed(page(null, null))).toBe(true);
     expect(ageIsFixed(page(10 * HOUR, null))).toBe(false);
+  });
+});
+
+describe('restampEnvelopeMetadata (a kept answer metadata, turned into another request)', () => {
+  const ids = new RequestIds(new Uint8Array(8).fill(7));
+  /** writeEnvelopeMetadata's bytes, with room after them, as a hit leaves them in the arena. */
+  const written = (m: EnvelopeMeta, us: number, id: Uint8Array | string): { buf: Uint8Array; end: number } => {
+    const out = new ByteWriter(16);
+    out.ascii('[1,2]');
+    writeEnvelopeMetadata(out, m, us, id, m.dataAgeHours);
+    const buf = new Uint8Array(out.pos + 64).fill(0x2a);
+    buf.set(out.view());
+    return { buf, end: out.pos };
+  };
+  const latin1 = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
+  const variants: Array<Partial<EnvelopeMeta>> = [
+    {},
+    { totalCount: 0, dataLatestDate: null, dataAgeHours: null },
+    { totalCount: 1_234_567, dataAgeHours: -61727.9996179525 },
+    {
+      extensionKeys: ['generation', 'as_of', 'note', 'floor_applied'],
+      extensionValues: [3, new InstantMicros(1_700_000_000_123_456), 'a "quoted" \\ é', true],
+    },
+  ];
+
+  it.each(variants.map((v, i) => [i, v] as const))('restamped in place equals written anew for the new stamp (variant %i)', (_i, v) => {
+    const m = meta(v);
+    const first = ids.advance();
+    const { buf, end } = written(m, retrievedAtUs, Buffer.from(first));
+    for (const us of [retrievedAtUs + 1_000, Date.UTC(2026, 10, 28, 23, 59, 59, 999) * 1000, Date.UTC(1970, 0, 1) * 1000, Date.UTC(9999, 11, 31) * 1000]) {
+      const id = ids.advance();
+      expect(restampEnvelopeMetadata(buf, 5, end, m, us, id)).toBe(true);
+      const anew = written(m, us, id);
+      expect(latin1(buf.subarray(0, end))).toBe(latin1(anew.buf.subarray(0, anew.end)));
+      // Nothing past the metadata is touched.
+      expect(buf.subarray(end).every((b) => b === 0x2a)).toBe(true);
+    }
+  });
+
+  it('declines, writing nothing, what would not fit where the old values are', () => {
+    const m = meta();
+    const id = Buffer.from(ids.advance());
+    const { buf, end } = written(m, retrievedAtUs, id);
+    const before = latin1(buf);
+    const declined = (f: () => boolean): void => {
+      expect(f()).toBe(false);
+      expect(latin1(buf)).toBe(before);
+    };
+    // A string id (an answer finished after an await) is written anew.
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, 'req_0000000000000000000z'));
+    // Ids of another length: one shorter, one longer.
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, id.subarray(0, id.length - 1)));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, Buffer.concat([id, Buffer.from('0')])));
+    // An instant whose text is of another width (a year of 5 digits, or before year 0).
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, Date.UTC(10000, 0, 1) * 1000, id));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, Date.UTC(-1, 0, 1) * 1000, id));
+    // Metadata written for another meta (its total_count differs), or not where it was said to start.
+    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 58 }), retrievedAtUs, id));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 5 }), retrievedAtUs, id));
+    declined(() => restampEnvelopeMetadata(buf, 4, end, m, retrievedAtUs, id));
+    declined(() => restampEnvelopeMetadata(buf, 6, end, m, retrievedAtUs, id));
+    // Cut short before the id's closing quote.
+    const idEnd = latin1(buf).indexOf(latin1(id)) + id.length;
+    declined(() => restampEnvelopeMetadata(buf, 5, idEnd, m, retrievedAtUs, id));
+    expect(restampEnvelopeMetadata(buf, 5, idEnd + 1, m, retrievedAtUs, id)).toBe(true);
   });
 });

@@ -109,14 +109,24 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
     const cachedClock = cached.clock as ManualClock;
     const plainClock = plain.clock as ManualClock;
     plainClock.advance(cachedClock.now() - plainClock.now());
-    const path = '/gbsi_eu/system_stress?country=FR&date_from=2026-04-02';
-    const norm = (r: Reply): string => r.text.replace(/req_[0-9a-z]+/g, 'req_x');
-    for (const step of [0, 1, 3_600_000, 7, 86_400_000 * 400, 1]) {
+    // With an as_of, nothing in the metadata moves but retrieved_at and record_id: a hit
+    // restamps those two in what the entry's last hit left (restampEnvelopeMetadata).
+    const paths = ['/gbsi_eu/system_stress?country=FR&date_from=2026-04-02', '/gbsi_eu/system_stress?country=NL&as_of=2026-04-12T08:00:00Z'];
+    const ids = (r: Reply): unknown => [r.headers.get('x-request-id'), r.body.metadata.record_id];
+    const seen = new Set<unknown>();
+    for (const step of [0, 1, 3_600_000, 7, 86_400_000 * 400, 1, 0]) {
       cachedClock.advance(step);
       plainClock.advance(step);
-      const a = await cached.get(path);
-      const b = await plain.get(path);
-      expect(norm(a), `after +${step} ms`).toBe(norm(b));
+      for (const path of paths) {
+        const a = await cached.get(path);
+        const b = await plain.get(path);
+        expect(a.text.replace(/req_[0-9a-z]+/g, 'req_x'), `${path} after +${step} ms`).toBe(b.text.replace(/req_[0-9a-z]+/g, 'req_x'));
+        // Each answer's own id, in its header and its body.
+        const [header, body] = ids(a) as [string, string];
+        expect(body).toBe(header);
+        expect(seen.has(body)).toBe(false);
+        seen.add(body);
+      }
     }
   });
 
@@ -129,7 +139,14 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
       const clock = overUws.clock as ManualClock;
       const plainClock = plain.clock as ManualClock;
       plainClock.advance(clock.now() - plainClock.now());
-      const paths = ['/gbsi_eu/system_stress?latest=false', '/gbsi_eu/system_stress?country=DE&latest=false', '/gbsi_eu/system_stress?country=FR'];
+      const paths = [
+        '/gbsi_eu/system_stress?latest=false',
+        '/gbsi_eu/system_stress?country=DE&latest=false',
+        '/gbsi_eu/system_stress?country=FR',
+        // With an as_of, a hit restamps the metadata the entry's last hit left in the arena.
+        '/gbsi_eu/system_stress?latest=false&as_of=2026-04-20',
+        '/gbsi_eu/system_stress?country=NL&as_of=2026-04-12T08:00:00Z',
+      ];
       const norm = (r: Reply): string => r.text.replace(/req_[0-9a-z]+/g, 'req_x');
       for (const [i, step] of [0, 1, 3_600_000, 7, 86_400_000 * 400, 1, 13, 0].entries()) {
         clock.advance(step);

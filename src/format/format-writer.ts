@@ -16,7 +16,8 @@ import type { PageMeta, RequestStamp, ResolvedPage } from './resolved-page.js';
  *   body up to `metadata`, CSV's whole body, Arrow's record batch and end-of-stream marker.
  *   It never depends on the stamp.
  * - `writeSuffix`: per request, after the middle: JSON's `metadata` object (retrieved_at,
- *   record_id, data_age_hours); CSV and Arrow write nothing.
+ *   record_id, data_age_hours); CSV and Arrow write nothing. `restampSuffix` turns one
+ *   written for another request into this one's, in place.
  *
  * A prefix is written from the page's meta and its `shape`: what the prefix needs of the
  * page's columns (Arrow: the schema's fields), taken once when the middle is written and
@@ -37,4 +38,11 @@ export interface FormatWriter<Shape = unknown> {
   writePrefix(out: ByteWriter, meta: PageMeta, shape: Shape, stamp: RequestStamp): void;
   writeMiddle(out: ByteWriter, page: ResolvedPage): void;
   writeSuffix(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void;
+  /**
+   * Rewrites in place, in a suffix this writer wrote for `meta` at buf[at..end), what is the
+   * request's own (the stamp), so a response-cache hit can send the suffix its entry's last
+   * hit left behind. Only asked for a meta whose suffix has nothing else that moves
+   * (ageIsFixed). False, with nothing written, when it cannot: the caller writes anew.
+   */
+  restampSuffix(buf: Uint8Array, at: number, end: number, meta: PageMeta, stamp: RequestStamp): boolean;
 }

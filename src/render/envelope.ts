@@ -1,6 +1,7 @@
 import type { RecordId } from '../http/record-id.js';
 import type { ByteWriter } from './byte-writer.js';
 import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from './format-time.js';
+import { MAX_NUMBER_BYTES, putInt } from './format-number.js';
 import { writeJsonString } from './json-string.js';
 
 /**
@@ -67,6 +68,55 @@ export function writeEnvelopeHead(out: ByteWriter, productId: string, count: num
     writeJsonString(out, nextCursor);
   }
   if (withData) out.ascii(',"data":');
+}
+
+const METADATA_HEAD = ascii(',"metadata":{"retrieved_at":');
+const TOTAL_COUNT = ascii(',"total_count":');
+const RECORD_ID = ascii(',"record_id":"');
+/** a retrieved_at of a 4-digit year, quoted: every one restampEnvelopeMetadata writes */
+const STAMP_BYTES = 26;
+/** where restampEnvelopeMetadata writes a new retrieved_at before it is known to fit */
+const stampScratch = new Uint8Array(MAX_TIMESTAMP_BYTES);
+const digitScratch = new Uint8Array(MAX_NUMBER_BYTES);
+
+function ascii(s: string): Uint8Array {
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+/** Whether buf[p..) starts with `lit`. */
+function has(buf: Uint8Array, p: number, end: number, lit: Uint8Array): boolean {
+  if (p + lit.length > end) return false;
+  for (let i = 0; i < lit.length; i++) if (buf[p + i] !== lit[i]) return false;
+  return true;
+}
+
+/**
+ * Metadata that writeEnvelopeMetadata wrote for `meta` at buf[at..end), restamped in place
+ * for another request: its retrieved_at and record_id rewritten, every other byte left as it
+ * is. The caller vouches that nothing else in it moves between requests (the age is measured
+ * from as_of, resolved-page.ts' ageIsFixed). Both fields keep their width (an instant of a
+ * 4-digit year; a thread's ids are of one length), and the bytes around them are checked
+ * to be where writeEnvelopeMetadata puts them: false, with nothing written, when anything
+ * differs (the caller then writes the metadata anew).
+ */
+export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number, meta: MetadataFields, retrievedAtUs: number, recordId: RecordId): boolean {
+  if (typeof recordId === 'string') return false;
+  const stampAt = at + METADATA_HEAD.length;
+  if (!has(buf, at, end, METADATA_HEAD) || buf[stampAt] !== 0x22 || buf[stampAt + STAMP_BYTES - 1] !== 0x22) return false;
+  const countAt = stampAt + STAMP_BYTES;
+  if (!has(buf, countAt, end, TOTAL_COUNT)) return false;
+  const digits = putInt(digitScratch, 0, meta.totalCount);
+  const countEnd = countAt + TOTAL_COUNT.length;
+  for (let i = 0; i < digits; i++) if (buf[countEnd + i] !== digitScratch[i]) return false;
+  const idAt = countEnd + digits + RECORD_ID.length;
+  const idEnd = idAt + recordId.byteLength;
+  if (!has(buf, countEnd + digits, end, RECORD_ID) || idEnd >= end || buf[idEnd] !== 0x22) return false;
+  // The old id is [0-9a-z_] only: a quote before idEnd would mean it was shorter.
+  for (let i = idAt; i < idEnd; i++) if (buf[i] === 0x22) return false;
+  if (putIsoMillisQuoted(stampScratch, 0, retrievedAtUs) !== STAMP_BYTES) return false;
+  for (let i = 0; i < STAMP_BYTES; i++) buf[stampAt + i] = stampScratch[i]!;
+  buf.set(recordId, idAt);
+  return true;
 }
 
 /** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age), with the page's fields. */

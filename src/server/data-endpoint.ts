@@ -186,6 +186,14 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return block;
   }
 
+  /** A hit's body put together: its prefix and suffix written for this request around the kept middle. */
+  function hitBody(writer: FormatWriter, hit: CachedHead): Uint8Array {
+    out.reset();
+    writer.writePrefix(out, hit.meta, hit.shape, stamp);
+    writeSuffix(writer, hit.meta, stamp);
+    return bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view());
+  }
+
   function writeSuffix(writer: FormatWriter, meta: PageMeta, stamp: RequestStamp): void {
     tail.reset();
     writer.writeSuffix(tail, meta, stamp);
@@ -295,10 +303,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const cached = cache !== null && !wholeBr;
     const hit = cached ? cache.get(key) : undefined;
     if (hit !== undefined) {
-      out.reset();
-      writer.writePrefix(out, hit.meta, hit.shape, stamp);
-      writeSuffix(writer, hit.meta, stamp);
-      const body = bodies.hit(cache!, hit, out.pos === 0 ? EMPTY : out.view(), tail.view());
+      // Where nothing in the suffix but the stamp moves, the one the entry's last hit left in the arena is restamped.
+      const body = (ageIsFixed(hit.meta) ? cache!.restampedBody(hit, writer, stamp) : null) ?? hitBody(writer, hit);
       return answered(200, hitHeaders(hit, req, immutable), writer.contentType, body, hit.meta.count, format);
     }
     // Row writers tag their text by this generation's uid (cheap once it is known).

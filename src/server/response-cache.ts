@@ -1,5 +1,6 @@
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
-import { ownedMeta, type PageMeta } from '../format/resolved-page.js';
+import type { FormatWriter } from '../format/format-writer.js';
+import { ownedMeta, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
@@ -27,6 +28,8 @@ interface KeptHead {
   readonly key: RequestKey;
   /** the answer's headers when they depend on nothing but the entry, kept at its first hit (keepHeaders); else null */
   headers: HeaderBlock | null;
+  /** bytes of the suffix bodyWith last wrote after the head (restampedBody); -1 before the first */
+  suffix: number;
 }
 
 /** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
@@ -220,8 +223,8 @@ export class ResponseCache {
     const kept = key.copy();
     const owned = ownedMeta(meta);
     const entry: CachedHead = identity
-      ? { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, encoding: null }
-      : { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, encoding: head.encoding, crc: head.crc, length: head.length };
+      ? { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, suffix: -1, encoding: null }
+      : { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, suffix: -1, encoding: head.encoding, crc: head.crc, length: head.length };
     // Under the slot of a colliding request, this one takes its place (set disposes of it).
     this.lru.set(kept.slot, entry);
     this.stores++;
@@ -241,7 +244,22 @@ export class ResponseCache {
     const end = entry.at + entry.bytes;
     const bytes = this.arena.bytes;
     bytes.set(suffix, end);
+    entry.suffix = suffix.byteLength;
     return bytes.subarray(entry.at, end + suffix.byteLength);
+  }
+
+  /**
+   * A hit's body as bodyWith left it at the entry's last hit, with that suffix restamped in
+   * place for this request by the writer that wrote it (FormatWriter.restampSuffix: the
+   * entry's key names its format); null before the entry's first such hit, or when the
+   * writer declines. The caller vouches that nothing else in the suffix moves between hits.
+   */
+  restampedBody(entry: CachedHead, writer: FormatWriter, stamp: RequestStamp): Uint8Array | null {
+    if (entry.suffix < 0) return null;
+    const end = entry.at + entry.bytes;
+    const bytes = this.arena.bytes;
+    if (!writer.restampSuffix(bytes, end, end + entry.suffix, entry.meta, stamp)) return null;
+    return bytes.subarray(entry.at, end + entry.suffix);
   }
 
   /**

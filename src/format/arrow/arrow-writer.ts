@@ -46,6 +46,11 @@ export class ArrowFormatWriter implements FormatWriter<ArrowLayout> {
 
   writeSuffix(): void {}
 
+  /** Its suffix is empty: nothing of a request's own to rewrite. */
+  restampSuffix(_buf: Uint8Array, at: number, end: number): boolean {
+    return at === end;
+  }
+
   /**
    * A layout's stored columns belong to one table, whose series key is one array, so one
    * message per layout; a layout of computed columns only (shared across tables by shape)

@@ -31,4 +31,9 @@ export class CsvFormatWriter implements FormatWriter<null> {
   }
 
   writeSuffix(): void {}
+
+  /** Its suffix is empty: nothing of a request's own to rewrite. */
+  restampSuffix(_buf: Uint8Array, at: number, end: number): boolean {
+    return at === end;
+  }
 }

@@ -1,5 +1,5 @@
 import type { ByteWriter } from '../../render/byte-writer.js';
-import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
+import { restampEnvelopeMetadata, writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
 import type { RowCache } from '../../render/row-cache.js';
 import type { FormatWriter } from '../format-writer.js';
 import { CONTENT_TYPES } from '../negotiate.js';
@@ -39,6 +39,11 @@ export class JsonFormatWriter implements FormatWriter<null> {
   /** `,"metadata":{...}}`: retrieved_at, record_id and data_age_hours are this request's. */
   writeSuffix(out: ByteWriter, meta: PageMeta, stamp: RequestStamp): void {
     writeEnvelopeMetadata(out, meta, stamp.retrievedAtUs, stamp.recordId, dataAgeHours(meta, stamp.retrievedAtUs));
+  }
+
+  /** retrieved_at and record_id rewritten in place (restampEnvelopeMetadata). */
+  restampSuffix(buf: Uint8Array, at: number, end: number, meta: PageMeta, stamp: RequestStamp): boolean {
+    return restampEnvelopeMetadata(buf, at, end, meta, stamp.retrievedAtUs, stamp.recordId);
   }
 
   /** The `data` array alone, `[{...},...]` (the file channel joins pages of it). */
