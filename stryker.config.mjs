@@ -22,6 +22,8 @@ export default {
     'src/render/format-time.ts',
     'src/server/frequency-sketch.ts',
     'src/server/response-cache.ts',
+    'src/server/head-arena.ts',
+    'src/server/body-assembler.ts',
     'src/query/canonical-text.ts',
     'src/server/request-ids.ts',
     'src/render/envelope.ts',

@@ -11,6 +11,7 @@ import { RequestIds } from '../src/server/request-ids.js';
 import { HEAD_PAGE_BYTES } from '../src/server/head-arena.js';
 import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
+import { rng } from './support/rng.js';
 
 const META: PageMeta = {
   productId: 'gbsi_eu',
@@ -116,5 +117,21 @@ describe('BodyAssembler.hit (a response-cache hit: prefix + kept middle + suffix
     const uncached = Buffer.from(new BodyAssembler().encoded(head, new Uint8Array(0), text(suffix)));
     expect(fromCache.equals(uncached)).toBe(true);
     expect(gunzipSync(fromCache).toString('latin1')).toBe(middle + suffix);
+  });
+
+  it('grows its buffer for answers larger than it, in every path', () => {
+    // ASCII that compresses little: the encoded head stays over twice the first buffer (64 KiB), as its 400 KB middle does.
+    const noise = Buffer.alloc(400_000);
+    const random = rng(5);
+    for (let i = 0; i < noise.length; i++) noise[i] = 0x30 + Math.floor(random() * 64);
+    const big = noise.toString('latin1');
+    const cache = new ResponseCache(256 * HEAD_PAGE_BYTES);
+    const head = encodeHead(text(big), 'gzip');
+    cache.set(key('gz'), head, META, null);
+    cache.set(key('id'), text(big), META, null);
+    const prefix = text('PREFIX');
+    expect(gunzipSync(new BodyAssembler().hit(cache, cache.get(key('gz'))!, new Uint8Array(0), text(suffix))).toString('latin1')).toBe(big + suffix);
+    expect(gunzipSync(new BodyAssembler().encoded(head, new Uint8Array(0), text(suffix))).toString('latin1')).toBe(big + suffix);
+    expect(decode(new BodyAssembler().hit(cache, cache.get(key('id'))!, prefix, text(suffix)))).toBe('PREFIX' + big + suffix);
   });
 });

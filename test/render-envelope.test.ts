@@ -248,6 +248,21 @@ describe('restampEnvelopeMetadata (a kept answer metadata, turned into another r
     declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 5 }), retrievedAtUs, id));
     declined(() => restampEnvelopeMetadata(buf, 4, end, m, retrievedAtUs, id));
     declined(() => restampEnvelopeMetadata(buf, 6, end, m, retrievedAtUs, id));
+    // An id two longer: where it would end, the old metadata has the quote that opens data_latest_date's key.
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, Buffer.concat([id, Buffer.from('00')])));
+    // Any byte of the literals around the two fields, or of total_count's digits, not as written.
+    const text = latin1(buf);
+    for (const lit of [',"metadata":{"retrieved_at":', ',"total_count":', ',"total_count":57', ',"record_id":"']) {
+      // The first and last byte of each; of ',"total_count":57', the digits' own.
+      for (const k of lit.endsWith('57') ? [lit.length - 2, lit.length - 1] : [0, lit.length - 1]) {
+        const p = text.indexOf(lit) + k;
+        const was = buf[p]!;
+        buf[p] = 0x5f;
+        expect(restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs + 1000, id), `${lit}[${k}]`).toBe(false);
+        buf[p] = was;
+      }
+    }
+    expect(latin1(buf)).toBe(before);
     // Cut short before the id's closing quote.
     const idEnd = latin1(buf).indexOf(latin1(id)) + id.length;
     declined(() => restampEnvelopeMetadata(buf, 5, idEnd, m, retrievedAtUs, id));

@@ -83,9 +83,8 @@ function ascii(s: string): Uint8Array {
   return Uint8Array.from(s, (c) => c.charCodeAt(0));
 }
 
-/** Whether buf[p..) starts with `lit`. */
-function has(buf: Uint8Array, p: number, end: number, lit: Uint8Array): boolean {
-  if (p + lit.length > end) return false;
+/** Whether `lit` is at buf[p..). Reads past the caller's end are harmless: nothing is written before every check has passed. */
+function has(buf: Uint8Array, p: number, lit: Uint8Array): boolean {
   for (let i = 0; i < lit.length; i++) if (buf[p + i] !== lit[i]) return false;
   return true;
 }
@@ -101,17 +100,18 @@ function has(buf: Uint8Array, p: number, end: number, lit: Uint8Array): boolean 
  */
 export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number, meta: MetadataFields, retrievedAtUs: number, recordId: RecordId): boolean {
   if (typeof recordId === 'string') return false;
+  // The literals on either side of retrieved_at pin its width; those around record_id and the
+  // digits between them pin where the id starts, and its closing quote where it ends.
   const stampAt = at + METADATA_HEAD.length;
-  if (!has(buf, at, end, METADATA_HEAD) || buf[stampAt] !== 0x22 || buf[stampAt + STAMP_BYTES - 1] !== 0x22) return false;
   const countAt = stampAt + STAMP_BYTES;
-  if (!has(buf, countAt, end, TOTAL_COUNT)) return false;
+  if (!has(buf, at, METADATA_HEAD) || !has(buf, countAt, TOTAL_COUNT)) return false;
   const digits = putInt(digitScratch, 0, meta.totalCount);
   const countEnd = countAt + TOTAL_COUNT.length;
   for (let i = 0; i < digits; i++) if (buf[countEnd + i] !== digitScratch[i]) return false;
   const idAt = countEnd + digits + RECORD_ID.length;
   const idEnd = idAt + recordId.byteLength;
-  if (!has(buf, countEnd + digits, end, RECORD_ID) || idEnd >= end || buf[idEnd] !== 0x22) return false;
-  // The old id is [0-9a-z_] only: a quote before idEnd would mean it was shorter.
+  if (!has(buf, countEnd + digits, RECORD_ID) || idEnd >= end || buf[idEnd] !== 0x22) return false;
+  // The old id is [0-9a-z_] only: a quote before idEnd means it was shorter.
   for (let i = idAt; i < idEnd; i++) if (buf[i] === 0x22) return false;
   if (putIsoMillisQuoted(stampScratch, 0, retrievedAtUs) !== STAMP_BYTES) return false;
   for (let i = 0; i < STAMP_BYTES; i++) buf[stampAt + i] = stampScratch[i]!;
