@@ -11,20 +11,10 @@ import { RequestIds } from '../src/server/request-ids.js';
 import { HEAD_PAGE_BYTES } from '../src/server/head-arena.js';
 import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
+import { pageMeta } from './support/page-meta.js';
 import { rng } from './support/rng.js';
 
-const META: PageMeta = {
-  productId: 'gbsi_eu',
-  count: 1,
-  totalCount: 1,
-  nextCursor: null,
-  generation: 1,
-  dataLatestDate: null,
-  maxObservedUs: null,
-  asOfUs: null,
-  extensionKeys: [],
-  extensionValues: [],
-};
+const META: PageMeta = pageMeta();
 const key = (canonical: string): RequestKey => new RequestKey().fill('gbsi_eu/system_stress', 1, canonical, 'json', '*', null, null);
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const filler = (n: number, c: string): string => c.repeat(n);

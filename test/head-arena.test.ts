@@ -6,6 +6,7 @@ import { InstantMicros, type ExtensionValue } from '../src/render/envelope.js';
 import { HEAD_PAGE_BYTES, HeadArena } from '../src/server/head-arena.js';
 import { RequestKey } from '../src/server/request-key.js';
 import { ResponseCache } from '../src/server/response-cache.js';
+import { pageMeta } from './support/page-meta.js';
 import { rng } from './support/rng.js';
 
 function bytesOf(n: number, seed: number): Uint8Array {
@@ -32,18 +33,7 @@ function readBack(arena: HeadArena, first: number, n: number): Uint8Array {
   return out.subarray(0, n);
 }
 
-const META: PageMeta = {
-  productId: 'gbsi_eu',
-  count: 1,
-  totalCount: 1,
-  nextCursor: null,
-  generation: 1,
-  dataLatestDate: null,
-  maxObservedUs: null,
-  asOfUs: null,
-  extensionKeys: [],
-  extensionValues: [],
-};
+const META: PageMeta = pageMeta();
 
 describe('HeadArena (the response cache bytes: fixed pages, allocated once)', () => {
   it('gives back exactly the bytes stored, for sizes around page boundaries', () => {

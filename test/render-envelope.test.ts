@@ -5,6 +5,7 @@ import { InstantMicros, restampEnvelopeMetadata, writeEnvelope, writeEnvelopeHea
 import { RequestIds } from '../src/server/request-ids.js';
 import { renderError } from '../src/render/error-body.js';
 import { ageIsFixed, dataAgeHours, type PageMeta } from '../src/format/resolved-page.js';
+import { pageMeta } from './support/page-meta.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;
 
@@ -163,18 +164,7 @@ describe('renderError', () => {
 });
 
 describe('dataAgeHours and ageIsFixed (what a kept answer may repeat of it)', () => {
-  const page = (maxObservedUs: number | null, asOfUs: number | null): PageMeta => ({
-    productId: 'gbsi_eu',
-    count: 0,
-    totalCount: 0,
-    nextCursor: null,
-    generation: 1,
-    dataLatestDate: null,
-    maxObservedUs,
-    asOfUs,
-    extensionKeys: [],
-    extensionValues: [],
-  });
+  const page = (maxObservedUs: number | null, asOfUs: number | null): PageMeta => pageMeta({ maxObservedUs, asOfUs });
   const HOUR = 3_600_000_000;
 
   it('measures from as_of when given, else from now; nothing visible has no age', () => {
