@@ -208,6 +208,30 @@ describe('ResponseCache over its HeadArena', () => {
     expect(cache.get(key('y'))).toMatchObject({ first: 2, at: 2 * HEAD_PAGE_BYTES });
   });
 
+  it('finds an entry again by a request text it answered, of its generation only, and counts that as a hit of the most recent', () => {
+    // Two 1-page entries fill a 2-page arena; a third evicts the least recently used.
+    const cache = new ResponseCache(2 * HEAD_PAGE_BYTES);
+    cache.set(key('a'), bytesOf(100, 1), META, null);
+    cache.set(key('b'), bytesOf(100, 2), META, null);
+    const a = cache.get(key('a'))!;
+    cache.get(key('b'));
+    cache.remember(a, '/gbsi_eu/system_stress', 'q=a', '*/*', '');
+    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 2)).toBeUndefined();
+    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1)).toBe(a);
+    const hits = cache.stats().hits;
+    cache.counted(a);
+    expect(cache.stats()).toMatchObject({ hits: hits + 1, remembered: 1 });
+    // a was counted after b was asked for: b is the one to go, and with it nothing remembered.
+    cache.set(key('c'), bytesOf(100, 3), META, null);
+    expect(cache.get(key('b'))).toBeUndefined();
+    expect(cache.get(key('a'))).toBe(a);
+    // a leaves too: its text is forgotten with it.
+    cache.set(key('d'), bytesOf(100, 4), META, null);
+    cache.set(key('e'), bytesOf(100, 5), META, null);
+    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1)).toBeUndefined();
+    expect(cache.stats().remembered).toBe(0);
+  });
+
   it("keeps a hit's headers as its own copy, for that entry only", () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     cache.set(key('a'), bytesOf(10, 1), META, null);

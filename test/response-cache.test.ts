@@ -198,6 +198,54 @@ describe('response cache (keyed by dataset, generation and normalised query)', (
     expect(later.headers.get('link')).toBeNull();
   });
 
+  it('a request asked again in the very same text is answered without parsing, as the whole way answers it', async () => {
+    // A fresh cache: its arena hands out consecutive pages, so every identity answer is kept in one run.
+    const fresh = await startInProcessHarness({ datasets, server: { responseCacheBytes: 4 * 1024 * 1024 } });
+    const cachedClock = fresh.clock as ManualClock;
+    const plainClock = plain.clock as ManualClock;
+    plainClock.advance(cachedClock.now() - plainClock.now());
+    const path = '/gbsi_eu/system_stress?latest=false&as_of=2026-04-20&country=DE,FR';
+    const headersOf = (r: Reply): string[][] => [...r.headers].filter(([name]) => name !== 'x-request-id').sort();
+    const same = async (init: RequestInit, label: string): Promise<Reply> => {
+      const a = await fresh.get(path, undefined, init);
+      const b = await plain.get(path, undefined, init);
+      expect(a.status, label).toBe(b.status);
+      expect(headersOf(a), label).toEqual(headersOf(b));
+      expect(a.text.replace(/req_[0-9a-z]+/g, 'req_x'), label).toBe(b.text.replace(/req_[0-9a-z]+/g, 'req_x'));
+      return a;
+    };
+
+    // Each text on its own: identity JSON, gzip JSON, CSV. Asks 1-2 admit; 3 is a hit the whole
+    // way, which leaves its suffix in the arena; 4 restamps it and remembers the text; 5-6 are
+    // found by their text. A gzip answer is put together by copying: never found by its text.
+    const texts: Array<[RequestInit, string]> = [
+      [{ headers: { 'accept-encoding': 'identity' } }, 'identity'],
+      [{ headers: { 'accept-encoding': 'gzip' } }, 'gzip'],
+      [{ headers: { accept: 'text/csv', 'accept-encoding': 'identity' } }, 'csv'],
+    ];
+    for (let ask = 1; ask <= 6; ask++) {
+      for (const [init, label] of texts) {
+        cachedClock.advance(1_000);
+        plainClock.advance(1_000);
+        const r = await same(init, `${label}, ask ${ask}`);
+        if (label === 'gzip') expect(r.headers.get('content-encoding')).toBe('gzip');
+        if (label === 'csv') expect(r.headers.get('content-type')).toContain('text/csv');
+      }
+    }
+    expect(fresh.cacheStats().response).toMatchObject({ remembered: 2, hits: 4 * texts.length, misses: 2 * texts.length, stores: texts.length });
+    // A conditional request goes the whole way: its ETag still answers 304.
+    const etag = (await fresh.get(path, undefined, texts[0]![0])).headers.get('etag')!;
+    const conditional = await fresh.get(path, undefined, { headers: { 'accept-encoding': 'identity', 'if-none-match': etag } });
+    expect(conditional.status).toBe(304);
+    // A new generation: the same text is answered from it, not from what the old one remembered.
+    await writeGeneration(fresh.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');
+    expect((await fresh.get('/admin/refresh', ADMIN_KEY, { method: 'POST' })).body.changed).toEqual(['gbsi_eu/system_stress']);
+    const next = await fresh.get(path, undefined, texts[0]![0]);
+    expect(next.body.metadata.generation).toBe(2);
+    expect((next.body.data as Array<{ tag: string }>).every((row) => row.tag.startsWith('g2-'))).toBe(true);
+    await fresh.close();
+  });
+
   it('never serves a body of a superseded generation', async () => {
     for (const q of QUERIES) await cached.get(`/gbsi_eu/system_stress?${q}`);
     await writeGeneration(cached.source, datasets[0]!, buildArrowSnapshot(pitSnapshot(['country'], rows(2))), 2, '2026-11-02T00:00:00Z');

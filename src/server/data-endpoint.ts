@@ -259,8 +259,32 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     });
   }
 
+  /**
+   * A request of exactly the text (path, query, Accept, Accept-Encoding) that an entry was
+   * last answered whole for, while the dataset's current generation is still the entry's:
+   * answered from the entry without parsing, negotiating or normalising it again. Such an
+   * entry keeps its headers and restamps its suffix, so its answer depends on nothing else.
+   * A request with If-None-Match, or one the entry's writer cannot restamp, goes the whole way.
+   */
+  function askedBefore(slot: DatasetSlot, req: HttpRequest, recordId: RecordId): DataAnswer | null {
+    const gen = slot.current;
+    if (req.ifNoneMatch !== '' || gen === null) return null;
+    const hit = cache!.recall(req.path, req.rawQuery, req.accept, req.acceptEncoding, gen.number);
+    if (hit === undefined) return null;
+    const format = hit.key.format as Format;
+    const writer = writers[format];
+    stamp.retrievedAtUs = clock.now() * 1000;
+    stamp.recordId = recordId;
+    const body = cache!.restampedBody(hit, writer, stamp);
+    if (body === null) return null;
+    cache!.counted(hit);
+    return answered(200, hit.headers!, writer.contentType, body, hit.meta.count, format);
+  }
+
   const endpoint = (slot: DatasetSlot, req: HttpRequest, recordId: RecordId, kind: DataEndpointKind = 'rows'): DataAnswer | Promise<DataAnswer> => {
     try {
+      const again = cache === null ? null : askedBefore(slot, req, recordId);
+      if (again !== null) return again;
       return answer(slot, req, recordId, kind, direct);
     } catch (e) {
       // The fetch outlives the transport's request object and the id's bytes (types.ts, record-id.ts): copies answer after it.
@@ -304,8 +328,11 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const hit = cached ? cache.get(key) : undefined;
     if (hit !== undefined) {
       // Where nothing in the suffix but the stamp moves, the one the entry's last hit left in the arena is restamped.
-      const body = (ageIsFixed(hit.meta) ? cache!.restampedBody(hit, writer, stamp) : null) ?? hitBody(writer, hit);
-      return answered(200, hitHeaders(hit, req, immutable), writer.contentType, body, hit.meta.count, format);
+      const again = ageIsFixed(hit.meta) ? cache!.restampedBody(hit, writer, stamp) : null;
+      const headerBlock = hitHeaders(hit, req, immutable);
+      // Answered whole from the entry: the next request of this very text needs no parsing (askedBefore).
+      if (again !== null && hit.headers !== null) cache!.remember(hit, req.path, req.rawQuery, req.accept, req.acceptEncoding);
+      return answered(200, headerBlock, writer.contentType, again ?? hitBody(writer, hit), hit.meta.count, format);
     }
     // Row writers tag their text by this generation's uid (cheap once it is known).
     rowCache?.register(gen.uid, table.columns);

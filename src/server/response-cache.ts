@@ -2,6 +2,7 @@ import type { EncodedHead, Encoding } from '../format/encoded-body.js';
 import type { FormatWriter } from '../format/format-writer.js';
 import { ownedMeta, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
+import { AskIndex, type RawAsk } from './ask-index.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
@@ -30,6 +31,8 @@ interface KeptHead {
   headers: HeaderBlock | null;
   /** bytes of the suffix bodyWith last wrote after the head (restampedBody); -1 before the first */
   suffix: number;
+  /** the request text it was last answered for whole from the cache (remember); null before */
+  ask: RawAsk | null;
 }
 
 /** An identity head, or an encoded one with what its prefix and suffix need (as in EncodedHead: CRC-32 and length of the decoded middle). */
@@ -62,6 +65,8 @@ export interface ResponseCacheStats {
   /** heads not kept because the cache was full and the entry they would evict first was asked for as often or more (the frequency sketch) */
   readonly rejected: number;
   readonly entries: number;
+  /** entries filed under the text of a request they answered whole: found again without parsing (recall) */
+  readonly remembered: number;
 }
 
 /**
@@ -92,6 +97,7 @@ export class ResponseCache {
   private readonly lru: SlotLru<CachedHead>;
   private readonly arena: HeadArena;
   private readonly frequency: FrequencySketch;
+  private readonly asks = new AskIndex<CachedHead>();
   private hits = 0;
   private misses = 0;
   private stores = 0;
@@ -110,12 +116,39 @@ export class ResponseCache {
       // Every way out of the cache (evicted or replaced) gives its pages back.
       (v, _slot, reason) => {
         this.arena.release(v.first);
+        this.asks.forget(v);
         if (reason === 'evict') this.evictions++;
       },
     );
     // About 16 counters per answer of a typical size (33 KB) the cache can hold, as Caffeine
     // sizes its sketch; it halves after about 10 such answers' worth of asks.
     this.frequency = new FrequencySketch(Math.ceil(maxBytes / 2048));
+  }
+
+  /**
+   * The entry a request of exactly this text was last answered from whole (remember), when it
+   * is of `generation`: the caller has not parsed the request, so the generation it would pin
+   * is checked here. Not counted: `counted` counts it once the answer is made.
+   */
+  recall(path: string, query: string, accept: string, acceptEncoding: string, generation: number): CachedHead | undefined {
+    const e = this.asks.recall(path, query, accept, acceptEncoding);
+    return e !== undefined && e.key.generation === generation ? e : undefined;
+  }
+
+  /** A recalled entry answered a request: counted as get() counts a hit, and made the most recently used. */
+  counted(entry: CachedHead): void {
+    this.lru.get(entry.key.slot);
+    this.hits++;
+    this.frequency.increment(entry.key.slot);
+  }
+
+  /**
+   * Files `entry` under the text of a request it answered whole: headers kept and suffix
+   * restamped, so that nothing in its answers depends on more than the entry, the stamp and
+   * that text (recall).
+   */
+  remember(entry: CachedHead, path: string, query: string, accept: string, acceptEncoding: string): void {
+    this.asks.remember(entry, path, query, accept, acceptEncoding);
   }
 
   /** The head kept for this very request, or undefined (a miss: admit what is rendered then). */
@@ -223,8 +256,22 @@ export class ResponseCache {
     const kept = key.copy();
     const owned = ownedMeta(meta);
     const entry: CachedHead = identity
-      ? { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, suffix: -1, encoding: null }
-      : { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, suffix: -1, encoding: head.encoding, crc: head.crc, length: head.length };
+      ? { first, bytes, at, room, meta: owned, shape, key: kept, headers: null, suffix: -1, ask: null, encoding: null }
+      : {
+          first,
+          bytes,
+          at,
+          room,
+          meta: owned,
+          shape,
+          key: kept,
+          headers: null,
+          suffix: -1,
+          ask: null,
+          encoding: head.encoding,
+          crc: head.crc,
+          length: head.length,
+        };
     // Under the slot of a colliding request, this one takes its place (set disposes of it).
     this.lru.set(kept.slot, entry);
     this.stores++;
@@ -286,6 +333,7 @@ export class ResponseCache {
       declined: this.declined,
       rejected: this.rejected,
       entries: this.lru.size,
+      remembered: this.asks.size,
     };
   }
 }
