@@ -24,6 +24,7 @@ export default {
     'src/server/response-cache.ts',
     'src/server/head-arena.ts',
     'src/server/body-assembler.ts',
+    'src/server/ask-index.ts',
     'src/query/canonical-text.ts',
     'src/server/request-ids.ts',
     'src/render/envelope.ts',

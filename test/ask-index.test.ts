@@ -65,4 +65,43 @@ describe('AskIndex (response-cache entries by the exact text of a request they a
     index.forget(entry('never'));
     expect(index.size).toBe(0);
   });
+
+  it('tells apart texts whose hashes collide, whichever part differs', () => {
+    // Pairs that FNV-1a maps to one slot, in the place each part takes in the hash (found by a
+    // birthday search): only the comparison of the texts themselves can tell them apart.
+    const path = '/gbsi_eu/system_stress';
+    const query = 'country=DE&as_of=2026-04-10';
+    const accept = 'application/json';
+    const colliding: Array<[[string, string, string, string], [string, string, string, string]]> = [
+      [
+        ['/gbsi_eu/system_stress/46vu', query, accept, 'gzip'],
+        ['/gbsi_eu/system_stress/fyea', query, accept, 'gzip'],
+      ],
+      [
+        [path, 'country=DE&as_of=2026-04-10&x=6uzx', accept, 'gzip'],
+        [path, 'country=DE&as_of=2026-04-10&x=d2ad', accept, 'gzip'],
+      ],
+      [
+        [path, query, 'application/json;v=153zx', 'gzip'],
+        [path, query, 'application/json;v=1cpad', 'gzip'],
+      ],
+      [
+        [path, query, accept, 'gzip;q=16pwu'],
+        [path, query, accept, 'gzip;q=1d5fa'],
+      ],
+    ];
+    for (const [one, other] of colliding) {
+      const index = new AskIndex<ReturnType<typeof entry>>();
+      const a = entry('a');
+      index.remember(a, ...one);
+      expect(index.recall(...one)).toBe(a);
+      expect(index.recall(...other), other.join(' ')).toBeUndefined();
+      // The other takes the slot; the first is then not found, and forgetting it leaves the other.
+      const b = entry('b');
+      index.remember(b, ...other);
+      expect(index.recall(...one)).toBeUndefined();
+      index.forget(a);
+      expect(index.recall(...other)).toBe(b);
+    }
+  });
 });
