@@ -70,18 +70,16 @@ export function writeEnvelopeHead(out: ByteWriter, productId: string, count: num
   if (withData) out.ascii(',"data":');
 }
 
-const METADATA_HEAD = ascii(',"metadata":{"retrieved_at":');
-const TOTAL_COUNT = ascii(',"total_count":');
-const RECORD_ID = ascii(',"record_id":"');
+// The literals before the per-request fields, written by writeEnvelopeMetadata and looked for
+// by restampEnvelopeMetadata: one definition of the layout both depend on.
+const METADATA_HEAD = Buffer.from(',"metadata":{"retrieved_at":', 'latin1');
+const TOTAL_COUNT = Buffer.from(',"total_count":', 'latin1');
+const RECORD_ID = Buffer.from(',"record_id":', 'latin1');
 /** a retrieved_at of a 4-digit year, quoted: every one restampEnvelopeMetadata writes */
 const STAMP_BYTES = 26;
 /** where restampEnvelopeMetadata writes a new retrieved_at before it is known to fit */
 const stampScratch = new Uint8Array(MAX_TIMESTAMP_BYTES);
 const digitScratch = new Uint8Array(MAX_NUMBER_BYTES);
-
-function ascii(s: string): Uint8Array {
-  return Uint8Array.from(s, (c) => c.charCodeAt(0));
-}
 
 /** Whether `lit` is at buf[p..). Reads past the caller's end are harmless: nothing is written before every check has passed. */
 function has(buf: Uint8Array, p: number, lit: Uint8Array): boolean {
@@ -108,9 +106,9 @@ export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number
   const digits = putInt(digitScratch, 0, meta.totalCount);
   const countEnd = countAt + TOTAL_COUNT.length;
   for (let i = 0; i < digits; i++) if (buf[countEnd + i] !== digitScratch[i]) return false;
-  const idAt = countEnd + digits + RECORD_ID.length;
+  const idAt = countEnd + digits + RECORD_ID.length + 1;
   const idEnd = idAt + recordId.byteLength;
-  if (!has(buf, countEnd + digits, RECORD_ID) || idEnd >= end || buf[idEnd] !== 0x22) return false;
+  if (!has(buf, countEnd + digits, RECORD_ID) || buf[idAt - 1] !== 0x22 || idEnd >= end || buf[idEnd] !== 0x22) return false;
   // The old id is [0-9a-z_] only: a quote before idEnd means it was shorter.
   for (let i = idAt; i < idEnd; i++) if (buf[i] === 0x22) return false;
   if (putIsoMillisQuoted(stampScratch, 0, retrievedAtUs) !== STAMP_BYTES) return false;
@@ -121,12 +119,12 @@ export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number
 
 /** `,"metadata":{...}}`: the per-request end of the body (retrieved_at, record_id, age), with the page's fields. */
 export function writeEnvelopeMetadata(out: ByteWriter, meta: MetadataFields, retrievedAtUs: number, recordId: RecordId, dataAgeHours: number | null): void {
-  out.ascii(',"metadata":{"retrieved_at":');
+  out.bytes(METADATA_HEAD);
   out.ensure(MAX_TIMESTAMP_BYTES);
   out.pos = putIsoMillisQuoted(out.buf, out.pos, retrievedAtUs);
-  out.ascii(',"total_count":');
+  out.bytes(TOTAL_COUNT);
   out.int(meta.totalCount);
-  out.ascii(',"record_id":');
+  out.bytes(RECORD_ID);
   if (typeof recordId === 'string') {
     writeJsonString(out, recordId);
   } else {
