@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../src/render/byte-writer.js';
+import { PAGE_SLOT_COST } from '../src/render/page-arena.js';
 import { allocateRowArena, ROW_SLOT_BYTES, type RowArenaMemory } from '../src/render/row-arena.js';
 import { RowCache } from '../src/render/row-cache.js';
 import { ROW_FORMAT_JSON } from '../src/render/row-owner.js';
@@ -36,6 +37,23 @@ async function hammerTogether(memory: RowArenaMemory, requests: number): Promise
 }
 
 describe('one row arena, two threads filling it at once', () => {
+  // Pages beside rows: one page slot (every keep fights over it, reads get torn), and several.
+  for (const [rowBytes, pageSlots] of [
+    [0, 1],
+    [4 * 1024 * 1024, 8],
+  ] as const) {
+    it(`answers every request byte for byte as a fresh render with a page arena (${pageSlots} page slots, ${rowBytes} row bytes)`, async () => {
+      const memory = allocateRowArena(rowBytes, 'first', pageSlots * PAGE_SLOT_COST);
+      const results = await hammerTogether(memory, 3000);
+      for (const r of results) {
+        expect(r.mismatch).toBeNull();
+        expect(r.compared).toBe(3000);
+        expect(r.pages!.hits).toBeGreaterThan(0);
+        expect(r.pages!.rowsCopied).toBeGreaterThan(0);
+      }
+    }, 60_000);
+  }
+
   // One slot (every keep fights over it), a few slots (constant evictions across owners), room for all.
   for (const bytes of [0, 16 * ROW_SLOT_BYTES, 4 * 1024 * 1024]) {
     it(`answers every request byte for byte as a fresh render (${bytes} bytes)`, async () => {

@@ -46,6 +46,7 @@ export async function benchHandler(root, { responseCacheMiB, rowMiB, data = proc
     log: silentLogger,
     responseCacheBytes: responseCacheMiB << 20,
     rowCacheBytes: rowMiB * 2 ** 20,
+    pageCacheBytes: Number(process.env.PAGE_MIB ?? 32) * 2 ** 20,
   });
 }
 

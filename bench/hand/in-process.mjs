@@ -97,5 +97,11 @@ if (process.env.ALLOC) {
   const hits = rows === null ? 0 : rows.hits - before.hits;
   const misses = rows === null ? 0 : rows.misses - before.misses;
   const hitRate = rows === null ? 'row cache off' : `${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)}% row hits in the timed batches`;
-  console.log(`${workload}: least ${times[0].toFixed(2)} µs, p25 ${times[7].toFixed(2)} µs per request (response cache ${responseCacheMiB} MiB, ${hitRate})`);
+  const pages =
+    (rows?.pages ?? null) === null
+      ? ''
+      : `, pages: ${((100 * (rows.pages.rowsCopied - before.pages.rowsCopied)) / Math.max(1, hits + misses + rows.pages.rowsCopied - before.pages.rowsCopied)).toFixed(1)}% of rows copied in runs, ${rows.pages.hits - before.pages.hits} of ${rows.pages.hits + rows.pages.misses - before.pages.hits - before.pages.misses} found, ${rows.pages.kept - before.pages.kept} kept, ${rows.pages.torn - before.pages.torn} torn`;
+  console.log(
+    `${workload}: least ${times[0].toFixed(2)} µs, p25 ${times[7].toFixed(2)} µs per request (response cache ${responseCacheMiB} MiB, ${hitRate}${pages})`,
+  );
 }

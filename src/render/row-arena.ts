@@ -1,3 +1,4 @@
+import { allocatePageArena, type PageArenaMemory } from './page-arena.js';
 import { allocateDoorkeeper, type RowAdmission } from './row-doorkeeper.js';
 
 /** Bytes of one slot: a row rendered longer than this is never kept. */
@@ -30,18 +31,21 @@ export interface RowArenaMemory {
   readonly bytes: SharedArrayBuffer;
   /** the doorkeeper's bits when rows are kept on their second render (row-doorkeeper.ts); null: kept at once */
   readonly seen: SharedArrayBuffer | null;
+  /** whole pages kept beside the rows (page-arena.ts); null or absent: none */
+  readonly pages?: PageArenaMemory | null;
 }
 
 /**
  * Memory for at most maxBytes of row text (at least one slot), in whole power-of-two slots,
- * with the admission every thread that maps it follows.
+ * with the admission every thread that maps it follows, and a page arena of pageBytes (none when it holds no page).
  */
-export function allocateRowArena(maxBytes: number, admission: RowAdmission): RowArenaMemory {
+export function allocateRowArena(maxBytes: number, admission: RowAdmission, pageBytes = 0): RowArenaMemory {
   let slots = 1;
   while (slots * 2 * ROW_SLOT_BYTES <= maxBytes) slots *= 2;
   return {
     tags: new SharedArrayBuffer(slots * TAG_WORDS * 4),
     bytes: new SharedArrayBuffer(slots * ROW_SLOT_BYTES),
     seen: admission === 'second' ? allocateDoorkeeper(slots) : null,
+    pages: allocatePageArena(pageBytes),
   };
 }

@@ -13,6 +13,7 @@ import {
   TAG_WORDS,
   type RowArenaMemory,
 } from './row-arena.js';
+import { PageCache, type PageCacheStats } from './page-cache.js';
 import { RowDoorkeeper, type RowAdmission } from './row-doorkeeper.js';
 import type { RowOwner } from './row-owner.js';
 import { RowOwners } from './row-owners.js';
@@ -28,6 +29,8 @@ export interface RowCacheStats {
   /** fresh rows not kept: rendered for the first time since the doorkeeper was cleared */
   readonly declined: number;
   readonly slots: number;
+  /** the page arena's, on this thread; null: no page arena */
+  readonly pages: PageCacheStats | null;
 }
 
 /** Float64Array words and DataView words agree on byte order only when told the platform's. */
@@ -87,6 +90,8 @@ export class RowCache {
   readonly owners = new RowOwners();
   /** null: every rendered row is kept */
   private readonly doorkeeper: RowDoorkeeper | null;
+  /** whole pages kept beside the rows (page-cache.ts); null: pages are written row by row */
+  readonly pages: PageCache | null;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
@@ -98,14 +103,16 @@ export class RowCache {
     this.words = new Float64Array(memory.bytes);
     this.mask = this.bytes.length / ROW_SLOT_BYTES - 1;
     this.doorkeeper = memory.seen === null ? null : new RowDoorkeeper(memory.seen);
+    const pages = memory.pages ?? null;
+    this.pages = pages === null ? null : new PageCache(pages);
   }
 
   /**
    * A cache on fresh memory of its own, at most maxBytes of text (one thread: tests,
    * benches, a single serving thread); rows kept at once unless told otherwise.
    */
-  static allocate(maxBytes: number, admission: RowAdmission = 'first'): RowCache {
-    return new RowCache(allocateRowArena(maxBytes, admission));
+  static allocate(maxBytes: number, admission: RowAdmission = 'first', pageBytes = 0): RowCache {
+    return new RowCache(allocateRowArena(maxBytes, admission, pageBytes));
   }
 
   get slots(): number {
@@ -270,6 +277,13 @@ export class RowCache {
   }
 
   stats(): RowCacheStats {
-    return { hits: this.hits, misses: this.misses, evictions: this.evictions, declined: this.declined, slots: this.slots };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.evictions,
+      declined: this.declined,
+      slots: this.slots,
+      pages: this.pages?.stats() ?? null,
+    };
   }
 }

@@ -1,8 +1,13 @@
 import type { Table } from '../store/table.js';
 import type { ByteWriter } from './byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
+import { PAGE_MAX_ROWS } from './page-arena.js';
+import type { PageCache } from './page-cache.js';
 import type { RowCache } from './row-cache.js';
 import type { RowOwner } from './row-owner.js';
+
+/** Rows a run from a found page must have to be copied from it (shorter runs go row by row). */
+const MIN_RUN = 4;
 
 /** Writes one row object `{...}` at p (room reserved; dv views the same bytes as b); returns the next position. */
 type RowWriter = (b: Uint8Array, dv: DataView, p: number, row: number) => number;
@@ -68,12 +73,12 @@ export class RowRenderer {
   }
 
   /**
-   * Room for one more row at p (the writer grows when short): the buffer to write into,
+   * Room for n more bytes at p (the writer grows when short): the buffer to write into,
    * with this.dv viewing it.
    */
-  private room(out: ByteWriter, p: number): Buffer {
+  private room(out: ByteWriter, p: number, n: number): Buffer {
     out.pos = p;
-    out.ensure(this.maxRowBytes);
+    out.ensure(n);
     this.viewOf(out.buf);
     return out.buf;
   }
@@ -83,12 +88,12 @@ export class RowRenderer {
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
     let p = out.pos;
-    let b = this.room(out, p);
+    let b = this.room(out, p, maxRowBytes);
     let dv = this.dv;
     b[p++] = 0x5b;
     for (let i = 0; i < count; i++) {
       if (p + maxRowBytes > b.length) {
-        b = this.room(out, p);
+        b = this.room(out, p, maxRowBytes);
         dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
@@ -100,23 +105,28 @@ export class RowRenderer {
 
   /**
    * writeRows, reusing rows written before (by this renderer or by an equal one on another
-   * thread) from `cache` and keeping the ones it renders: the same bytes either way.
+   * thread) from `cache` and keeping the ones it renders: the same bytes either way. A page
+   * of 2 to PAGE_MAX_ROWS rows first asks the cache's page arena for a page written before
+   * that shares rows with it, and copies those in runs (page-cache.ts).
    */
   writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
     const owner = this.owner;
-    if (owner === null) {
-      this.writeRows(out, rows, count);
-      return;
-    }
+    if (owner === null) this.writeRows(out, rows, count);
+    else if (cache.pages !== null && count > 1 && count <= PAGE_MAX_ROWS) this.writeRowsPaged(out, rows, count, cache, cache.pages, owner);
+    else this.writeRowsEach(out, rows, count, cache, owner);
+  }
+
+  /** writeRowsCached one row at a time, each from the row arena or rendered and kept there. */
+  private writeRowsEach(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, owner: RowOwner): void {
     const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
     let p = out.pos;
-    let b = this.room(out, p);
+    let b = this.room(out, p, maxRowBytes);
     let dv = this.dv;
     b[p++] = 0x5b;
     for (let i = 0; i < count; i++) {
       if (p + maxRowBytes > b.length) {
-        b = this.room(out, p);
+        b = this.room(out, p, maxRowBytes);
         dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
@@ -131,6 +141,76 @@ export class RowRenderer {
     }
     out.pos = p;
     out.byte(0x5d);
+  }
+
+  /**
+   * writeRowsCached through the page arena: runs of rows a found page holds consecutively
+   * are copied from it whole, the other rows go one at a time as in writeRowsEach. If a
+   * writer came into the found page's slot meanwhile, the page is written again row by row.
+   * The page is kept when it took less than 7/8 of its rows from a found one (a loop's
+   * steps then refresh it every few steps, not on each).
+   */
+  private writeRowsPaged(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, pages: PageCache, owner: RowOwner): void {
+    const start = out.pos;
+    const matched = pages.find(owner, rows, count);
+    const match = pages.match;
+    const written = pages.written;
+    const writeRow = this.writeRow;
+    const maxRowBytes = this.maxRowBytes;
+    let p = start;
+    let b = this.room(out, p, maxRowBytes);
+    let dv = this.dv;
+    b[p++] = 0x5b;
+    const text = p;
+    let i = 0;
+    let torn = false;
+    while (i < count) {
+      const j = matched > 0 ? match[i]! : -1;
+      if (j >= 0) {
+        let n = 1;
+        while (i + n < count && match[i + n] === j + n) n++;
+        if (n < MIN_RUN) {
+          // Two native calls cost more than copying a row or two from the row arena.
+          for (let k = 0; k < n; k++) match[i + k] = -1;
+          continue;
+        }
+        const len = pages.runBytes(j, n);
+        if (len < 0) {
+          torn = true;
+          break;
+        }
+        if (p + len + 9 > b.length) {
+          b = this.room(out, p, len + 9);
+          dv = this.dv;
+        }
+        if (i > 0) b[p++] = 0x2c;
+        p = pages.copyRun(j, n, len, b, p, i, text);
+        i += n;
+        continue;
+      }
+      if (p + maxRowBytes > b.length) {
+        b = this.room(out, p, maxRowBytes);
+        dv = this.dv;
+      }
+      if (i > 0) b[p++] = 0x2c;
+      const row = rows[i]!;
+      const copied = cache.copy(owner, row, b, dv, p);
+      if (copied >= 0) p = copied;
+      else {
+        const end = writeRow(b, dv, p, row);
+        cache.keep(owner, row, b, dv, p, end);
+        p = end;
+      }
+      written[i++] = p - text;
+    }
+    if (torn || (matched > 0 && !pages.stillValid())) {
+      out.pos = start;
+      this.writeRowsEach(out, rows, count, cache, owner);
+      return;
+    }
+    out.pos = p;
+    out.byte(0x5d);
+    if (matched < count - (count >> 3)) pages.keep(owner, rows, count, out.buf, text, p);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { ByteWriter } from '../../src/render/byte-writer.js';
+import type { PageCacheStats } from '../../src/render/page-cache.js';
 import type { RowArenaMemory } from '../../src/render/row-arena.js';
 import { RowCache } from '../../src/render/row-cache.js';
 import { ROW_FORMAT_JSON } from '../../src/render/row-owner.js';
@@ -19,6 +20,8 @@ export interface HammerJob {
 export interface HammerResult {
   readonly hits: number;
   readonly misses: number;
+  /** the page arena's (null: none) */
+  readonly pages: PageCacheStats | null;
   readonly compared: number;
   /** the first answer that differed from a fresh render, if any */
   readonly mismatch: string | null;
@@ -47,10 +50,14 @@ function hammer(job: HammerJob): HammerResult {
   Atomics.wait(new Int32Array(job.start), 0, 0);
   for (let n = 0; n < job.requests; n++) {
     const renderer = renderers[Math.floor(r() * renderers.length)]!;
-    // A walk-forward step: a window over the first 120 rows, so both threads meet on every row.
+    // A walk-forward step: a window over the first 120 rows, so both threads meet on every
+    // row; every other one without the rows ≡ 3 mod 7 (superseded versions), so that pages
+    // copy in several runs.
     const from = Math.floor(r() * 80);
-    const count = 1 + Math.floor(r() * 40);
-    for (let i = 0; i < count; i++) rows[i] = from + i;
+    const width = 1 + Math.floor(r() * 40);
+    const gaps = n % 2 === 1;
+    let count = 0;
+    for (let i = 0; i < width; i++) if (!gaps || (from + i) % 7 !== 3) rows[count++] = from + i;
     out.reset();
     renderer.writeRowsCached(out, rows, count, cache);
     fresh.reset();

@@ -1,0 +1,267 @@
+import { describe, expect, it } from 'vitest';
+import { ByteWriter } from '../src/render/byte-writer.js';
+import { PAGE_MAX_ROWS, PAGE_SEQ, PAGE_SLOT_COST, PAGE_STRIDE, PAGE_TAG_WORDS } from '../src/render/page-arena.js';
+import type { PageCache } from '../src/render/page-cache.js';
+import { allocateRowArena, type RowArenaMemory } from '../src/render/row-arena.js';
+import { RowCache } from '../src/render/row-cache.js';
+import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
+import { RowRenderer } from '../src/render/row-renderer.js';
+import type { Column } from '../src/store/column.js';
+import { rowRequests, rowTable, ROWS } from './support/row-tables.js';
+
+/** A renderer of `columns` (of generation `gen`, whose table is `all`) tagged as every thread tags it. */
+function rendererIn(cache: RowCache, gen: number, all: readonly Column[], columns: readonly Column[] = all): RowRenderer {
+  cache.register(gen, all);
+  return new RowRenderer({ columns }, cache.owners.ownerOf(columns, ROW_FORMAT_JSON));
+}
+
+function plain(renderer: RowRenderer, rows: Int32Array): string {
+  const out = new ByteWriter(16);
+  renderer.writeRows(out, rows, rows.length);
+  return Buffer.from(out.view()).toString('utf8');
+}
+
+/** writeRowsCached after `offset` bytes of filler (the page then lands at every offset modulo 8); the page's text. */
+function cached(renderer: RowRenderer, rows: Int32Array, cache: RowCache, offset = 0, out = new ByteWriter(16)): string {
+  out.reset();
+  out.ascii('#'.repeat(offset));
+  renderer.writeRowsCached(out, rows, rows.length, cache);
+  const text = Buffer.from(out.view()).toString('utf8');
+  expect(text.slice(0, offset)).toBe('#'.repeat(offset));
+  return text.slice(offset);
+}
+
+/** A walk-forward loop over a table with revisions: [from+d, from+d+width) for each step d, without the superseded versions (every row ≡ 3 mod 7). */
+function loop(steps: number, width = 60, from = 10): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (let d = 0; d < steps; d++) {
+    const rows: number[] = [];
+    for (let r = from + d; r < from + d + width; r++) if (r % 7 !== 3) rows.push(r);
+    out.push(Int32Array.from(rows));
+  }
+  return out;
+}
+
+const withPages = (slots: number, rowBytes = 4 * 1024 * 1024): RowCache => RowCache.allocate(rowBytes, 'first', slots * PAGE_SLOT_COST);
+const pagesOf = (cache: RowCache): PageCache => cache.pages!;
+
+describe('PageCache (whole pages of rows, copied in runs into the next page that shares them)', () => {
+  it('writes exactly the bytes of a render without it, at every arena size, with or without a row arena, at every offset modulo 8', () => {
+    const requests = [
+      ...loop(40),
+      ...rowRequests(3),
+      Int32Array.from({ length: 30 }, (_, i) => 200 - i), // descending
+      Int32Array.from([5, 5, 6, 6, 7]), // repeats
+      Int32Array.from({ length: PAGE_MAX_ROWS }, (_, i) => i % ROWS),
+    ];
+    for (const slots of [0, 1, 3, 64]) {
+      for (const rowBytes of [0, 4 * 1024 * 1024]) {
+        const cache = withPages(slots, rowBytes);
+        expect(cache.pages === null).toBe(slots === 0);
+        const renderer = rendererIn(cache, 1, rowTable(1));
+        const out = new ByteWriter(16);
+        for (let k = 0; k < requests.length; k++) {
+          const rows = requests[k]!;
+          expect(cached(renderer, rows, cache, k % 8, out), `${slots} slots, ${rowBytes} row bytes, request ${k}`).toBe(plain(renderer, rows));
+        }
+        if (slots > 0) expect(pagesOf(cache).stats().rowsCopied).toBeGreaterThan(1000);
+      }
+    }
+  });
+
+  it("copies a loop's rows from the page its last steps wrote: most rows, in runs", () => {
+    const cache = withPages(1, 0); // no row arena: every row not copied from a page is rendered
+    const renderer = rendererIn(cache, 1, rowTable(2));
+    const steps = loop(30);
+    for (const rows of steps) cached(renderer, rows, cache);
+    const stats = pagesOf(cache).stats();
+    const rows = steps.reduce((n, r) => n + r.length, 0);
+    // Two steps before the first page is kept (the doorkeeper), then all but the new rows.
+    expect(stats.declined).toBe(1);
+    expect(stats.misses).toBe(2);
+    expect(stats.hits).toBe(28);
+    expect(stats.rowsCopied).toBeGreaterThan(0.85 * rows);
+    expect(stats.torn).toBe(0);
+    // Kept again once it has fallen 1/8 behind, not on every step.
+    expect(stats.kept).toBeGreaterThan(2);
+    expect(stats.kept).toBeLessThan(10);
+  });
+
+  it('serves the text the page holds: a page changed in place shows in the next step', () => {
+    const cache = withPages(1, 0);
+    const renderer = rendererIn(cache, 1, rowTable(2));
+    const [a, b, c] = loop(3);
+    cached(renderer, a!, cache);
+    cached(renderer, b!, cache); // kept
+    const bytes = pagesOf(cache).bytes;
+    const text = Buffer.from(bytes.subarray(0, PAGE_STRIDE)).toString('latin1');
+    const at = text.indexOf('"label":"bb"');
+    expect(at).toBeGreaterThan(0);
+    bytes.set(Buffer.from('"label":"BB"', 'latin1'), at);
+    expect(cached(renderer, c!, cache)).toContain('"label":"BB"');
+    expect(plain(renderer, c!)).not.toContain('"label":"BB"');
+  });
+
+  it('shares pages between two views of one arena (two threads): one thread finds what the other kept', () => {
+    const memory = allocateRowArena(0, 'first', 4 * PAGE_SLOT_COST);
+    const [ta, tb] = [new RowCache(memory), new RowCache(memory)];
+    const ra = rendererIn(ta, 7, rowTable(3));
+    const rb = rendererIn(tb, 7, rowTable(3));
+    const [a, b, c] = loop(3);
+    cached(ra, a!, ta);
+    cached(ra, b!, ta);
+    expect(cached(rb, c!, tb)).toBe(plain(rb, c!));
+    expect(pagesOf(tb).stats()).toMatchObject({ hits: 1, misses: 0, torn: 0 });
+    expect(pagesOf(tb).stats().rowsCopied).toBe(c!.length - 1);
+  });
+
+  it('never lends a page to another generation or layout, even in the same slot', () => {
+    const memory = allocateRowArena(0, 'first', PAGE_SLOT_COST);
+    const [ta, tb] = [new RowCache(memory), new RowCache(memory)];
+    const cols = rowTable(4);
+    const renderers = [rendererIn(ta, 1, cols), rendererIn(tb, 2, rowTable(5)), rendererIn(ta, 1, cols, [cols[0]!, cols[2]!])];
+    const views = [ta, tb, ta];
+    for (const rows of loop(12)) for (let k = 0; k < renderers.length; k++) expect(cached(renderers[k]!, rows, views[k]!)).toBe(plain(renderers[k]!, rows));
+  });
+
+  it('finds a page only under its exact tag: generation, layout bits, format and block', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const owner = new RowOwner(3, 0x5, 0x1, ROW_FORMAT_JSON);
+    const renderer = new RowRenderer({ columns: rowTable(6) }, owner);
+    const rows = Int32Array.from({ length: 20 }, (_, i) => 100 + i); // block 1 (rows 64-127)
+    cached(renderer, rows, cache);
+    cached(renderer, rows, cache);
+    expect(pages.stats().kept).toBe(1);
+    expect(pages.find(owner, rows, rows.length)).toBe(20);
+    const others = [
+      new RowOwner(4, 0x5, 0x1, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x4, 0x1, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x5, 0x3, ROW_FORMAT_JSON),
+      new RowOwner(3, 0x5, 0x1, ROW_FORMAT_CSV),
+      new RowOwner(3, 0x5, 0x1, ROW_FORMAT_JSON | ROW_LAYOUT_ALL),
+    ];
+    for (const other of others) expect(pages.find(other, rows, rows.length)).toBe(0);
+    // The next block finds it (a loop just past a block's end); two blocks on does not,
+    // though the rows it asks for are in the page.
+    expect(pages.find(owner, rows.subarray(10), 10)).toBe(10); // rows 110-119: block 1
+    const later = Int32Array.from([128, 129, 130]); // block 2: its own, then block 1
+    expect(pages.find(owner, Int32Array.from([119, 128]), 2)).toBe(1);
+    expect(pages.find(owner, later, 3)).toBe(0);
+    const farther = Int32Array.from([192, 193]); // block 3: blocks 3 and 2 only
+    expect(pages.find(owner, farther, 2)).toBe(0);
+  });
+
+  it('does not use a page whose key is another block even when it holds the rows asked for', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(7));
+    const owner = renderer.owner!;
+    // A page starting in block 0 that also holds rows of block 3.
+    const rows = Int32Array.from([...Array.from({ length: 10 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 200 + i)]);
+    cached(renderer, rows, cache);
+    cached(renderer, rows, cache);
+    expect(pages.stats().kept).toBe(1);
+    expect(pages.find(owner, rows.subarray(10), 10)).toBe(0);
+    expect(pages.find(owner, rows, 20)).toBe(20);
+  });
+
+  it('does not read a slot a writer holds (odd version) nor one never written', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(8));
+    const rows = Int32Array.from({ length: 20 }, (_, i) => 10 + i);
+    expect(pages.find(renderer.owner!, rows, 20)).toBe(0);
+    cached(renderer, rows, cache);
+    cached(renderer, rows, cache);
+    expect(pages.find(renderer.owner!, rows, 20)).toBe(20);
+    pages.tags[PAGE_SEQ]! += 1;
+    expect(pages.find(renderer.owner!, rows, 20)).toBe(0);
+    expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows)); // and its keep leaves the slot alone
+    expect(pages.tags[PAGE_SEQ]! & 1).toBe(1);
+  });
+
+  it('writes a page again row by row when its ends were torn', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(9));
+    const [a, b, c] = loop(3);
+    cached(renderer, a!, cache);
+    cached(renderer, b!, cache);
+    for (const bad of [-7, 1 << 30]) {
+      const saved = pages.ends[5]!;
+      pages.ends[5] = bad;
+      expect(cached(renderer, c!, cache)).toBe(plain(renderer, c!));
+      pages.ends[5] = saved;
+    }
+  });
+
+  it('writes a page again row by row when a writer came into its slot while it was copied', () => {
+    const memory = allocateRowArena(0, 'first', PAGE_SLOT_COST);
+    /** A row arena whose every copy is where another thread's writer would have claimed and published the page slot. */
+    class Meddled extends RowCache {
+      override copy(...args: Parameters<RowCache['copy']>): number {
+        this.pages!.tags[PAGE_SEQ]! += 2;
+        return super.copy(...args);
+      }
+    }
+    const cache = new Meddled(memory);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(10));
+    const rows = Int32Array.from({ length: 30 }, (_, i) => 10 + i);
+    cached(renderer, rows, cache);
+    cached(renderer, rows, cache);
+    // The page's text as a half-finished writer left it (the same length, other bytes)...
+    const text = Buffer.from(pages.bytes.subarray(0, PAGE_STRIDE)).toString('latin1');
+    const at = text.indexOf('"label":"bb"');
+    pages.bytes.set(Buffer.from('"label":"BB"', 'latin1'), at);
+    // ...copied in a run, then the version moved when the next row went to the row arena.
+    const next = Int32Array.from([...rows, 41]);
+    expect(cached(renderer, next, cache)).toBe(plain(renderer, next));
+    expect(pages.stats().torn).toBe(1);
+  });
+
+  it('neither looks up nor keeps pages of one row or of more than PAGE_MAX_ROWS', () => {
+    const cache = withPages(4, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(11));
+    const long = Int32Array.from({ length: PAGE_MAX_ROWS + 1 }, (_, i) => i % ROWS);
+    for (const rows of [Int32Array.from([3]), long, Int32Array.from([3]), long]) expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows));
+    expect(pages.stats()).toMatchObject({ hits: 0, misses: 0, kept: 0, declined: 0 });
+  });
+
+  it('does not keep a page whose text is longer than a slot', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(12, 1)); // every label longer than 512 bytes
+    const rows = Int32Array.from({ length: 300 }, (_, i) => i);
+    for (let k = 0; k < 3; k++) expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows));
+    expect(pages.stats()).toMatchObject({ kept: 0, hits: 0, misses: 3 });
+  });
+
+  it('keeps a page on its block second asking (the doorkeeper), and counts a page kept over another as an eviction', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(13));
+    const first = Int32Array.from({ length: 20 }, (_, i) => 10 + i);
+    const other = Int32Array.from({ length: 20 }, (_, i) => 300 + i);
+    cached(renderer, first, cache);
+    expect(pages.stats()).toMatchObject({ declined: 1, kept: 0 });
+    cached(renderer, first, cache);
+    expect(pages.stats()).toMatchObject({ declined: 1, kept: 1, evictions: 0 });
+    cached(renderer, other, cache);
+    cached(renderer, other, cache);
+    expect(pages.stats()).toMatchObject({ declined: 2, kept: 2, evictions: 1 });
+    expect(pages.find(renderer.owner!, first, 20)).toBe(0);
+    expect(pages.find(renderer.owner!, other, 20)).toBe(20);
+  });
+
+  it('is made only when at least one slot fits its budget', () => {
+    expect(allocateRowArena(1024, 'first', PAGE_SLOT_COST - 1).pages).toBeNull();
+    const memory: RowArenaMemory = allocateRowArena(1024, 'first', 3 * PAGE_SLOT_COST + 100);
+    expect(new RowCache(memory).pages!.slots).toBe(3);
+    expect(memory.pages!.tags.byteLength).toBe(3 * PAGE_TAG_WORDS * 4);
+    expect(RowCache.allocate(1024).pages).toBeNull();
+    expect(RowCache.allocate(1024).stats().pages).toBeNull();
+  });
+});
