@@ -22,6 +22,7 @@ const SERVE_FLAGS = [
   '--workers',
   '--response-cache-mb',
   '--row-cache-mb',
+  '--page-cache-mb',
   '--datasets',
   '--metrics-port',
   '--retain-memory',

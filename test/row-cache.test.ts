@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_SLOT_COST } from '../src/render/page-arena.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
@@ -87,16 +88,19 @@ function twoThreads(name: string, h: Harness): Subject {
   };
 }
 
+/** pitcache_cache_events_total of one cache and event, over every serving thread. */
+async function cacheEvents(h: Harness, cache: 'row' | 'page', event: string): Promise<number> {
+  const text = await h.server.metrics();
+  const series = `pitcache_cache_events_total{cache="${cache}",event="${event}"}`;
+  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+  expect(line, series).toBeDefined();
+  return Number(line!.slice(series.length + 1));
+}
+
 /** pitcache_cache_events_total of the row cache, over every serving thread. */
 async function rowEvents(h: Harness): Promise<{ hits: number; misses: number; evictions: number; declined: number }> {
-  const text = await h.server.metrics();
-  const sample = (event: string): number => {
-    const series = `pitcache_cache_events_total{cache="row",event="${event}"}`;
-    const line = text.split('\n').find((l) => l.startsWith(series + ' '));
-    expect(line, series).toBeDefined();
-    return Number(line!.slice(series.length + 1));
-  };
-  return { hits: sample('hit'), misses: sample('miss'), evictions: sample('eviction'), declined: sample('declined') };
+  const [hits, misses, evictions, declined] = await Promise.all(['hit', 'miss', 'eviction', 'declined'].map((e) => cacheEvents(h, 'row', e)));
+  return { hits: hits!, misses: misses!, evictions: evictions!, declined: declined! };
 }
 
 describe('row cache (rendered rows reused by overlapping queries, shared by the serving threads)', () => {
@@ -110,21 +114,41 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     const first = 'first' as const;
     for (const rowCacheBytes of [1, 8 * 512, ROOMY])
       subjects.push(
-        inProcess(`1 thread, ${rowCacheBytes} bytes`, await startInProcessHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first } })),
+        inProcess(
+          `1 thread, ${rowCacheBytes} bytes`,
+          await startInProcessHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first, pageCacheBytes: 0 } }),
+        ),
       );
     for (const rowCacheBytes of [1, ROOMY])
       subjects.push(
         twoThreads(
           `2 threads, ${rowCacheBytes} bytes`,
-          await startHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first, workers: 2, build: 'worker' } }),
+          await startHarness({ datasets, server: { rowCacheBytes, rowCacheAdmission: first, workers: 2, build: 'worker', pageCacheBytes: 0 } }),
         ),
       );
     // The serving default: rows kept on their second render (row-doorkeeper.ts).
-    subjects.push(inProcess(`1 thread, ${ROOMY} bytes, kept on a second render`, await startInProcessHarness({ datasets, server: { rowCacheBytes: ROOMY } })));
+    subjects.push(
+      inProcess(
+        `1 thread, ${ROOMY} bytes, kept on a second render`,
+        await startInProcessHarness({ datasets, server: { rowCacheBytes: ROOMY, pageCacheBytes: 0 } }),
+      ),
+    );
     subjects.push(
       twoThreads(
         `2 threads, ${ROOMY} bytes, kept on a second render`,
-        await startHarness({ datasets, server: { rowCacheBytes: ROOMY, workers: 2, build: 'worker' } }),
+        await startHarness({ datasets, server: { rowCacheBytes: ROOMY, workers: 2, build: 'worker', pageCacheBytes: 0 } }),
+      ),
+    );
+    // Whole pages beside the rows (page-cache.ts): one page slot over one row slot, room for
+    // both, and room on two threads.
+    subjects.push(inProcess('1 thread, 1 page slot', await startInProcessHarness({ datasets, server: { rowCacheBytes: 1, pageCacheBytes: PAGE_SLOT_COST } })));
+    subjects.push(
+      inProcess('1 thread, 16 page slots', await startInProcessHarness({ datasets, server: { rowCacheBytes: ROOMY, pageCacheBytes: 16 * PAGE_SLOT_COST } })),
+    );
+    subjects.push(
+      twoThreads(
+        '2 threads, 16 page slots',
+        await startHarness({ datasets, server: { rowCacheBytes: ROOMY, pageCacheBytes: 16 * PAGE_SLOT_COST, workers: 2, build: 'worker' } }),
       ),
     );
   }, 120_000);
@@ -171,6 +195,20 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     // /metrics reports what the doorkeeper declined, summed over the threads.
     expect(Math.abs(twoSecond.declined - second.declined)).toBeLessThanOrEqual(Math.ceil(second.declined / 100));
     expect(twoSecond.declined).toBeGreaterThan(0);
+    // Pages: consecutive steps of one question copy most of their rows from the step before
+    // (a JSON page of the loop is a few runs of the last), on either thread.
+    const [pageOne, pageRoomy, pageTwo] = subjects.slice(7);
+    const roomyPages = pageRoomy!.h.cacheStats().rows!.pages!;
+    const pageRows = pageRoomy!.h.cacheStats().rows!;
+    expect(roomyPages.hits).toBeGreaterThan(0.9 * (roomyPages.hits + roomyPages.misses));
+    // Every row is copied from a page, copied from the arena or rendered: the same rows as
+    // without pages, and over a third of them (the JSON answers of the data endpoint) in runs.
+    expect(pageRows.hits + pageRows.misses + roomyPages.rowsCopied).toBe(roomy!.hits + roomy!.misses);
+    expect(roomyPages.rowsCopied).toBeGreaterThan(0.3 * (roomy!.hits + roomy!.misses));
+    // One slot: the questions of a step take it from each other.
+    expect(pageOne!.h.cacheStats().rows!.pages!.evictions).toBeGreaterThan(0);
+    expect(pageTwo!.threads.size).toBe(2);
+    expect(await cacheEvents(pageTwo!.h, 'page', 'hit')).toBeGreaterThan(0);
   }, 120_000);
 
   it('never serves a row of a superseded generation', async () => {

@@ -62,6 +62,7 @@ async function main(): Promise<number> {
     // The same caches as `pitcache serve` with these flags, one thread: only the HTTP layer differs.
     responseCacheBytes: config.responseCacheBytes,
     rowCacheBytes: config.rowCacheBytes,
+    pageCacheBytes: config.pageCacheBytes,
   });
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => serve(handler, req, res));
   await new Promise<void>((done) => server.listen(config.port, config.host, done));

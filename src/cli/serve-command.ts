@@ -65,6 +65,7 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
       // one row arena, shared by every serving thread
       rowCacheBytes: config.rowCacheBytes,
+      pageCacheBytes: config.pageCacheBytes,
       datasets: config.datasets,
       metricsPort: config.metricsPort,
       retainMemory: config.retainMemory,

@@ -63,6 +63,11 @@ const serveOptions = z.object({
     .describe(
       'MiB of rendered rows kept for overlapping queries such as consecutive walk-forward steps (one arena in shared memory that every serving thread reads and fills), tagged by generation, columns, format and row; 0 turns the cache off.',
     ),
+  pageCacheMb: integerOption(0, 1_048_576)
+    .default(32)
+    .describe(
+      'MiB of whole JSON pages (up to 512 rows, 128 KiB each) kept beside the row cache, so that the next step of a walk-forward loop copies the rows it shares with the last in a few long runs instead of row by row; in shared memory, tagged as the row cache is. 0 turns it off; it needs --row-cache-mb above 0.',
+    ),
   datasets: datasetsOption()
     .optional()
     .describe(
@@ -165,6 +170,8 @@ export interface ServeConfig {
   readonly responseCacheBytes: number;
   /** total bytes of the row cache, all threads together */
   readonly rowCacheBytes: number;
+  /** bytes of the page arena beside it, all threads together */
+  readonly pageCacheBytes: number;
   /** what this replica loads and serves (all named datasets unless --datasets) */
   readonly datasets: DatasetSelection;
   /** the keyless metrics listener's port; null: none */
@@ -206,6 +213,7 @@ export const serveConfigSchema = serveOptions
       workers: o.workers ?? availableParallelism(),
       responseCacheBytes: o.responseCacheMb * 1024 * 1024,
       rowCacheBytes: o.rowCacheMb * 1024 * 1024,
+      pageCacheBytes: o.pageCacheMb * 1024 * 1024,
       datasets: o.datasets ?? DatasetSelection.all(),
       metricsPort: o.metricsPort ?? null,
       drainMs: o.drainSeconds * 1000,

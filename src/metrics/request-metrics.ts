@@ -21,7 +21,7 @@ export type FormatLabel = (typeof FORMATS)[number];
 export const STATUSES = ['200', '304', '400', '401', '403', '404', '405', '406', '429', '500', '503', 'other'] as const;
 /** Seconds. Answers run from tens of µs (cache hits) to seconds (100k-row walk-forward pages over slow links). */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
-export const CACHES = ['response', 'row'] as const;
+export const CACHES = ['response', 'row', 'page'] as const;
 export type CacheName = (typeof CACHES)[number];
 /**
  * declined: a rendered answer or row not kept on its first render (the row cache's doorkeeper, the response cache's frequency sketch had not seen it lately);

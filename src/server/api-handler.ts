@@ -35,6 +35,8 @@ export interface ApiDeps {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
   readonly rowCacheBytes?: number;
+  /** bytes of whole pages kept beside that row arena (page-cache.ts); 0 or absent = none */
+  readonly pageCacheBytes?: number;
   /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of rowCacheBytes */
   readonly rowArena?: RowArenaMemory | null;
   /** one record per answered request; absent = no access log */
@@ -86,6 +88,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   const serveData = createDataEndpoint(registry, clock, {
     responseCacheBytes: deps.responseCacheBytes ?? 0,
     rowCacheBytes: deps.rowCacheBytes ?? 0,
+    pageCacheBytes: deps.pageCacheBytes ?? 0,
     rowArena: deps.rowArena ?? null,
     supply: deps.supply ?? null,
   });

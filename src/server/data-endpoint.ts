@@ -67,6 +67,8 @@ export interface DataEndpointOptions {
   readonly responseCacheBytes: number;
   /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
   readonly rowCacheBytes: number;
+  /** bytes of whole pages kept beside a fresh row arena (page-cache.ts); 0 or absent = none */
+  readonly pageCacheBytes?: number;
   /** a row arena shared with other serving threads, used instead of a fresh one of rowCacheBytes; null = none */
   readonly rowArena?: RowArenaMemory | null;
   /** where generations this thread does not hold come from (contract 12); null = nowhere (cursor_expired, generation_unavailable) */
@@ -124,7 +126,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const bodies = new BodyAssembler();
   /** the request being answered, pinned, and the scratch it resolves in (one each, refilled per request) */
   const pinned = new Pinned({ rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver(), page: new PageScratch() });
-  const arena = options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION) : null);
+  const arena =
+    options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION, options.pageCacheBytes ?? 0) : null);
   const rowCache = arena === null ? null : new RowCache(arena);
   const writers: Readonly<Record<Format, FormatWriter>> = {
     json: new JsonFormatWriter(rowCache),

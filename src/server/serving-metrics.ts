@@ -31,6 +31,7 @@ export class ServingMetrics {
     const stats = this.handler?.cacheStats();
     if (stats?.response) this.requests.setCacheTotals('response', stats.response);
     if (stats?.rows) this.requests.setCacheTotals('row', stats.rows);
+    if (stats?.rows?.pages) this.requests.setCacheTotals('page', stats.rows.pages);
     return this.registry.getMetricsAsJSON();
   }
 

@@ -66,6 +66,8 @@ export interface StartOptions {
   readonly responseCacheBytes?: number;
   /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
   readonly rowCacheBytes?: number;
+  /** bytes of whole pages kept beside the row arena, shared by every serving thread (page-cache.ts); 0 = none */
+  readonly pageCacheBytes?: number;
   /** when a rendered row is kept (row-doorkeeper.ts); default DEFAULT_ROW_ADMISSION (on its second render) */
   readonly rowCacheAdmission?: RowAdmission;
   /** the datasets this replica loads and serves (`--datasets`); default all */
@@ -173,7 +175,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const limiter = new RateLimiter(keys, clock);
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
-  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION) : null;
+  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION, opts.pageCacheBytes ?? 0) : null;
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(

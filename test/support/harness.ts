@@ -1,3 +1,4 @@
+import { PAGE_SLOT_COST } from '../../src/render/page-arena.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,8 +97,10 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     // Worker threads cost a TypeScript boot per test file; tests of refresh opt in.
     build: 'inline',
     refreshIntervalMs: 0,
-    // Small, so that every server test also runs rows through the row cache and its evictions.
+    // Small, so that every server test also runs rows through the row cache and its evictions,
+    // and JSON pages through two page slots.
     rowCacheBytes: 64 * 1024,
+    pageCacheBytes: 2 * PAGE_SLOT_COST,
     ...opts.server,
     ...(inProcess === null ? {} : { transport: inProcess.transport }),
   });
