@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { PAGE_MAX_ROWS, PAGE_SEQ, PAGE_SLOT_COST, PAGE_STRIDE, PAGE_TAG_WORDS } from '../src/render/page-arena.js';
-import type { PageCache } from '../src/render/page-cache.js';
+import { allocatePageArena, PAGE_AT, PAGE_COUNT, PAGE_MAX_ROWS, PAGE_SEQ, PAGE_SLOT_COST, PAGE_STRIDE, PAGE_TAG_WORDS } from '../src/render/page-arena.js';
+import { pageKey, type PageCache } from '../src/render/page-cache.js';
 import { allocateRowArena, type RowArenaMemory } from '../src/render/row-arena.js';
 import { RowCache } from '../src/render/row-cache.js';
 import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
@@ -150,6 +150,10 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     expect(pages.find(owner, later, 3)).toBe(0);
     const farther = Int32Array.from([192, 193]); // block 3: blocks 3 and 2 only
     expect(pages.find(owner, farther, 2)).toBe(0);
+    // Found under its key but sharing no row: a miss.
+    const misses = pages.stats().misses;
+    expect(pages.find(owner, Int32Array.from([64, 65]), 2)).toBe(0);
+    expect(pages.stats()).toMatchObject({ misses: misses + 1, hits: 3 });
   });
 
   it('does not use a page whose key is another block even when it holds the rows asked for', () => {
@@ -177,8 +181,9 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     expect(pages.find(renderer.owner!, rows, 20)).toBe(20);
     pages.tags[PAGE_SEQ]! += 1;
     expect(pages.find(renderer.owner!, rows, 20)).toBe(0);
+    const held = pages.tags[PAGE_SEQ]!;
     expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows)); // and its keep leaves the slot alone
-    expect(pages.tags[PAGE_SEQ]! & 1).toBe(1);
+    expect(pages.tags[PAGE_SEQ]).toBe(held);
   });
 
   it('writes a page again row by row when its ends were torn', () => {
@@ -188,12 +193,126 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     const [a, b, c] = loop(3);
     cached(renderer, a!, cache);
     cached(renderer, b!, cache);
-    for (const bad of [-7, 1 << 30]) {
-      const saved = pages.ends[5]!;
-      pages.ends[5] = bad;
-      expect(cached(renderer, c!, cache)).toBe(plain(renderer, c!));
-      pages.ends[5] = saved;
+    const saved = pages.ends.slice();
+    const count = pages.tags[PAGE_COUNT]!;
+    // c is b without its first row: one run, from b's second row (its start is ends[0] + 1) to its last.
+    const tears: [string, (ends: Int32Array) => void][] = [
+      ['a negative start', (e) => (e[0] = -7)],
+      ['an end past the slot', (e) => (e[count - 1] = 1 << 30)],
+      ['an end before the start', (e) => (e[count - 1] = e[0]!)],
+      ['every end garbage', (e) => e.fill(1 << 30)],
+    ];
+    for (const [what, tear] of tears) {
+      pages.ends.set(saved);
+      tear(pages.ends);
+      expect(cached(renderer, c!, cache), what).toBe(plain(renderer, c!));
     }
+    expect(pages.stats().rowsCopied).toBe(0);
+  });
+
+  it('never reads past the rows of the found page (a longer page written into its slot before)', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(14));
+    const out = new ByteWriter(1 << 20); // unpooled: its memory starts 8-aligned, so offsets set the text's AT
+    const long = Int32Array.from({ length: 40 }, (_, i) => 10 + i);
+    const short = Int32Array.from({ length: 10 }, (_, i) => 10 + i);
+    cached(renderer, long, cache, 0, out);
+    cached(renderer, long, cache, 0, out);
+    expect(pages.tags[PAGE_AT]).toBe(1); // after the '['
+    // The short page kept over it (the long one forgotten first, or the short one, sharing
+    // all its rows, would not be kept), its text 3 bytes later modulo 8: past its 10 rows the
+    // slot still holds the long page's rows and ends, which no longer describe the text.
+    pages.tags[PAGE_COUNT] = 0;
+    cached(renderer, short, cache, 3, out);
+    expect(pages.tags[PAGE_COUNT]).toBe(10);
+    expect(pages.tags[PAGE_AT]).toBe(4);
+    expect(pages.rows[30]).toBe(40);
+    const next = Int32Array.from({ length: 30 }, (_, i) => 10 + i);
+    expect(cached(renderer, next, cache, 0, out)).toBe(plain(renderer, next));
+    expect(pages.stats().rowsCopied).toBe(10);
+  });
+
+  it('never copies a row the found page lacks, nor a page whose row count is torn', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(15));
+    const kept = Int32Array.from({ length: 40 }, (_, i) => 10 + i);
+    cached(renderer, kept, cache);
+    cached(renderer, kept, cache);
+    expect(pages.find(renderer.owner!, kept, 40)).toBe(40);
+    // 5 is not in the page; 12 to 16 are, in one run.
+    const asked = Int32Array.from([5, 12, 13, 14, 15, 16]);
+    expect(cached(renderer, asked, cache)).toBe(plain(renderer, asked));
+    expect(pages.stats().rowsCopied).toBe(5);
+    expect(pages.find(renderer.owner!, asked, 6)).toBe(6); // kept in its turn (it took 5 of 6)
+    const misses = pages.stats().misses;
+    pages.tags[PAGE_COUNT] = PAGE_MAX_ROWS + 1;
+    expect(pages.find(renderer.owner!, asked, 6)).toBe(0);
+    pages.tags[PAGE_COUNT] = 0;
+    expect(pages.find(renderer.owner!, asked, 6)).toBe(0);
+    expect(pages.stats().misses).toBe(misses + 2);
+  });
+
+  it('copies a page asked for again whole, from its first row', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(16));
+    const rows = Int32Array.from({ length: 40 }, (_, i) => 10 + i);
+    for (let k = 0; k < 3; k++) expect(cached(renderer, rows, cache, k)).toBe(plain(renderer, rows));
+    expect(pages.stats()).toMatchObject({ hits: 1, rowsCopied: 40, kept: 1 });
+  });
+
+  it('copies runs of 4 rows or more from a page, shorter ones row by row', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(17));
+    const kept = Int32Array.from({ length: 40 }, (_, i) => 10 + i);
+    cached(renderer, kept, cache);
+    cached(renderer, kept, cache);
+    const four = Int32Array.from([10, 11, 12, 13, 100, 101]);
+    expect(cached(renderer, four, cache)).toBe(plain(renderer, four));
+    expect(pages.stats()).toMatchObject({ hits: 1, rowsCopied: 4 });
+    // `four` is kept now (it took 4 of 6): the next shares a run of 3 with it.
+    const three = Int32Array.from([10, 11, 12, 100, 102]);
+    expect(cached(renderer, three, cache)).toBe(plain(renderer, three));
+    expect(pages.stats()).toMatchObject({ hits: 2, rowsCopied: 4 });
+  });
+
+  it('keeps and finds a page of PAGE_MAX_ROWS rows', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(18));
+    const big = Int32Array.from({ length: PAGE_MAX_ROWS }, (_, i) => i % ROWS);
+    cached(renderer, big, cache);
+    cached(renderer, big, cache);
+    expect(pages.stats().kept).toBe(1);
+    expect(cached(renderer, big, cache)).toBe(plain(renderer, big));
+    expect(pages.stats().rowsCopied).toBe(PAGE_MAX_ROWS);
+  });
+
+  it('falls back to the block before: a step whose first row crossed into the next block finds the last page', () => {
+    const cache = withPages(3, 0); // (a number of slots that tells key - 2 from key + 2 apart)
+    const pages = pagesOf(cache);
+    const renderer = rendererIn(cache, 1, rowTable(19));
+    const kept = Int32Array.from({ length: 20 }, (_, i) => 100 + i); // block 1
+    cached(renderer, kept, cache);
+    cached(renderer, kept, cache);
+    // First row in block 2, then rows of block 1 (several series interleaved start anywhere).
+    const asked = Int32Array.from([130, 131, 100, 101, 102, 103]);
+    expect(pages.find(renderer.owner!, asked, asked.length)).toBe(4);
+    expect(cached(renderer, asked, cache)).toBe(plain(renderer, asked));
+    expect(pages.stats().rowsCopied).toBe(4);
+  });
+
+  it('files one-series pages and pages over several series under different keys', () => {
+    expect(pageKey(Int32Array.from([100, 101]))).toBe(2); // block 1, one series
+    expect(pageKey(Int32Array.from([100, 116]))).toBe(2); // a gap of PAGE_SCAN rows: still one series
+    expect(pageKey(Int32Array.from([100, 117]))).toBe(3);
+    expect(pageKey(Int32Array.from([100, 100]))).toBe(3);
+    expect(pageKey(Int32Array.from([100, 99]))).toBe(3);
+    expect(pageKey(Int32Array.from([63, 64]))).toBe(0);
+    expect(pageKey(Int32Array.from([64, 65]))).toBe(2);
   });
 
   it('writes a page again row by row when a writer came into its slot while it was copied', () => {
@@ -239,7 +358,7 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     expect(pages.stats()).toMatchObject({ kept: 0, hits: 0, misses: 3 });
   });
 
-  it('keeps a page on its block second asking (the doorkeeper), and counts a page kept over another as an eviction', () => {
+  it("keeps a page on its block's second asking (the doorkeeper), and counts a page kept over another as an eviction", () => {
     const cache = withPages(1, 0);
     const pages = pagesOf(cache);
     const renderer = rendererIn(cache, 1, rowTable(13));
@@ -256,7 +375,16 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     expect(pages.find(renderer.owner!, other, 20)).toBe(20);
   });
 
-  it('is made only when at least one slot fits its budget', () => {
+  it('is made only when at least one slot fits its budget: 248 slots of 128 KiB and 512 rows in 32 MiB', () => {
+    // A slot: 128 KiB + 8 of text, 512 rows and their ends, 16 tag words.
+    expect(allocatePageArena(135_240)!.tags.byteLength).toBe(PAGE_TAG_WORDS * 4);
+    expect(allocatePageArena(135_239)).toBeNull();
+    const pages = allocatePageArena(32 * 1024 * 1024)!;
+    expect(pages.tags.byteLength).toBe(248 * PAGE_TAG_WORDS * 4);
+    expect(pages.bytes.byteLength).toBe(248 * (128 * 1024 + 8));
+    expect(pages.rows.byteLength).toBe(248 * 512 * 4);
+    expect(pages.ends.byteLength).toBe(248 * 512 * 4);
+
     expect(allocateRowArena(1024, 'first', PAGE_SLOT_COST - 1).pages).toBeNull();
     const memory: RowArenaMemory = allocateRowArena(1024, 'first', 3 * PAGE_SLOT_COST + 100);
     expect(new RowCache(memory).pages!.slots).toBe(3);

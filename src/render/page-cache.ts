@@ -41,7 +41,7 @@ export interface PageCacheStats {
  * series interleaved by date): so a one-series question and one over several series that
  * starts with the same series keep their pages apart. The block before is key - 2.
  */
-function pageKey(rows: Int32Array): number {
+export function pageKey(rows: Int32Array): number {
   const first = rows[0]!;
   const gap = rows[1]! - first;
   return ((first >> PAGE_KEY_SHIFT) << 1) | (gap > 0 && gap <= PAGE_SCAN ? 0 : 1);
