@@ -118,7 +118,6 @@ export class RowRenderer {
 
   /** writeRowsCached one row at a time, each from the row arena or rendered and kept there. */
   private writeRowsEach(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, owner: RowOwner): void {
-    const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
     let p = out.pos;
     let b = this.room(out, p, maxRowBytes);
@@ -130,17 +129,19 @@ export class RowRenderer {
         dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
-      const row = rows[i]!;
-      const copied = cache.copy(owner, row, b, dv, p);
-      if (copied >= 0) p = copied;
-      else {
-        const end = writeRow(b, dv, p, row);
-        cache.keep(owner, row, b, dv, p, end);
-        p = end;
-      }
+      p = this.fromArena(b, dv, p, rows[i]!, cache, owner);
     }
     out.pos = p;
     out.byte(0x5d);
+  }
+
+  /** One row at p (room reserved; dv views b) from the row arena, or written and kept there; returns the end. */
+  private fromArena(b: Buffer, dv: DataView, p: number, row: number, cache: RowCache, owner: RowOwner): number {
+    const copied = cache.copy(owner, row, b, dv, p);
+    if (copied >= 0) return copied;
+    const end = this.writeRow(b, dv, p, row);
+    cache.keep(owner, row, b, dv, p, end);
+    return end;
   }
 
   /**
@@ -155,7 +156,6 @@ export class RowRenderer {
     const matched = pages.find(owner, rows, count);
     const match = pages.match;
     const written = pages.written;
-    const writeRow = this.writeRow;
     const maxRowBytes = this.maxRowBytes;
     let p = start;
     let b = this.room(out, p, maxRowBytes);
@@ -193,14 +193,7 @@ export class RowRenderer {
         dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
-      const row = rows[i]!;
-      const copied = cache.copy(owner, row, b, dv, p);
-      if (copied >= 0) p = copied;
-      else {
-        const end = writeRow(b, dv, p, row);
-        cache.keep(owner, row, b, dv, p, end);
-        p = end;
-      }
+      p = this.fromArena(b, dv, p, rows[i]!, cache, owner);
       written[i++] = p - text;
     }
     if (torn || (matched > 0 && !pages.stillValid())) {
@@ -222,11 +215,7 @@ export class RowRenderer {
     const dv = this.viewOf(b);
     const owner = this.owner;
     if (cache === null || owner === null) return this.writeRow(b, dv, p, row);
-    const copied = cache.copy(owner, row, b, dv, p);
-    if (copied >= 0) return copied;
-    const end = this.writeRow(b, dv, p, row);
-    cache.keep(owner, row, b, dv, p, end);
-    return end;
+    return this.fromArena(b, dv, p, row, cache, owner);
   }
 }
 
