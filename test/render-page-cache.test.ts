@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { allocatePageArena, PAGE_AT, PAGE_COUNT, PAGE_MAX_ROWS, PAGE_SEQ, PAGE_SLOT_COST, PAGE_STRIDE, PAGE_TAG_WORDS } from '../src/render/page-arena.js';
+import {
+  allocatePageArena,
+  PAGE_AT,
+  PAGE_COUNT,
+  PAGES_SEEN_MIN,
+  PAGE_MAX_ROWS,
+  PAGE_SEQ,
+  PAGE_SLOT_COST,
+  PAGE_STRIDE,
+  PAGE_TAG_WORDS,
+} from '../src/render/page-arena.js';
 import { pageKey, type PageCache } from '../src/render/page-cache.js';
 import { allocateRowArena, type RowArenaMemory } from '../src/render/row-arena.js';
 import { RowCache } from '../src/render/row-cache.js';
@@ -375,11 +385,32 @@ describe('PageCache (whole pages of rows, copied in runs into the next page that
     expect(pages.find(renderer.owner!, other, 20)).toBe(20);
   });
 
+  it('forgets the blocks it saw after PAGES_SEEN_MIN marks: a block asked again much later is declined again', () => {
+    const cache = withPages(1, 0);
+    const pages = pagesOf(cache);
+    const columns = rowTable(20);
+    const rows = Int32Array.from({ length: 20 }, (_, i) => 10 + i);
+    // Owners of other generations: other pages to the doorkeeper, the same bytes.
+    const renderer = (gen: number): RowRenderer => new RowRenderer({ columns }, new RowOwner(gen, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL));
+    const first = renderer(1);
+    cached(first, rows, cache);
+    expect(pages.stats()).toMatchObject({ declined: 1, kept: 0 });
+    // Each declined page is a mark; the PAGES_SEEN_MIN-th clears every mark.
+    for (let gen = 2; pages.stats().declined < PAGES_SEEN_MIN; gen++) cached(renderer(gen), rows, cache);
+    cached(first, rows, cache);
+    expect(pages.stats().declined).toBe(PAGES_SEEN_MIN + 1);
+    cached(first, rows, cache);
+    expect(pages.find(first.owner!, rows, rows.length)).toBe(rows.length);
+  });
+
   it('is made only when at least one slot fits its budget: 248 slots of 128 KiB and 512 rows in 32 MiB', () => {
     // A slot: 128 KiB + 8 of text, 512 rows and their ends, 16 tag words.
     expect(allocatePageArena(135_240)!.tags.byteLength).toBe(PAGE_TAG_WORDS * 4);
     expect(allocatePageArena(135_239)).toBeNull();
     const pages = allocatePageArena(32 * 1024 * 1024)!;
+    // Its doorkeeper: 8 bits a mark, cleared after max(4 marks per slot, 1,024) marks.
+    expect(pages.seen.byteLength).toBe(4 + 8192 / 8);
+    expect(allocatePageArena(1 << 30)!.seen.byteLength).toBe(4 + 262_144 / 8); // 7,939 slots
     expect(pages.tags.byteLength).toBe(248 * PAGE_TAG_WORDS * 4);
     expect(pages.bytes.byteLength).toBe(248 * (128 * 1024 + 8));
     expect(pages.rows.byteLength).toBe(248 * 512 * 4);

@@ -27,6 +27,16 @@ export const PAGE_KIND = 5;
 export const PAGE_COUNT = 6;
 export const PAGE_AT = 7;
 
+/**
+ * The page doorkeeper forgets after PAGES_SEEN_PER_SLOT marks per slot (at least
+ * PAGES_SEEN_MIN): a block asked for again within about that many kept-or-declined pages is
+ * a loop's next step, and one asked again later would find its page evicted anyway. Random
+ * decision dates that come back only after thousands of other pages (the bench's 20,000
+ * paths) are then not kept at all.
+ */
+export const PAGES_SEEN_PER_SLOT = 4;
+export const PAGES_SEEN_MIN = 1024;
+
 /** Bytes between two slots' text: the text plus room to start it at any offset modulo 8. */
 export const PAGE_STRIDE = PAGE_TEXT_BYTES + 8;
 
@@ -59,6 +69,6 @@ export function allocatePageArena(maxBytes: number): PageArenaMemory | null {
     rows: new SharedArrayBuffer(slots * PAGE_MAX_ROWS * 4),
     ends: new SharedArrayBuffer(slots * PAGE_MAX_ROWS * 4),
     bytes: new SharedArrayBuffer(slots * PAGE_STRIDE),
-    seen: allocateDoorkeeper(slots),
+    seen: allocateDoorkeeper(slots * PAGES_SEEN_PER_SLOT, PAGES_SEEN_MIN),
   };
 }

@@ -23,9 +23,13 @@ const BITS_PER_ROW = 8;
 /** Rows between clears at least: a small arena must not forget a loop's rows before its next step. */
 const MIN_CAPACITY = 1 << 16;
 
-/** Shared memory for a doorkeeper in front of an arena of `slots` rows. */
-export function allocateDoorkeeper(slots: number): SharedArrayBuffer {
-  const capacity = Math.max(slots, MIN_CAPACITY);
+/**
+ * Shared memory for a doorkeeper cleared after about `slots` marks, and not before
+ * minCapacity (rows: MIN_CAPACITY, so a small arena does not forget a loop's rows before
+ * its next step).
+ */
+export function allocateDoorkeeper(slots: number, minCapacity = MIN_CAPACITY): SharedArrayBuffer {
+  const capacity = Math.max(slots, minCapacity);
   let bits = 32;
   while (bits < capacity * BITS_PER_ROW) bits *= 2;
   return new SharedArrayBuffer((HEADER_WORDS + bits / 32) * 4);
