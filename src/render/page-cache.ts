@@ -35,6 +35,11 @@ export interface PageCacheStats {
   readonly slots: number;
 }
 
+/** Rows of a page looked for in the whole found page before one matches (then only past the last match). */
+const ANCHOR_ROWS = 8;
+/** How far past the last matched row the next one is looked for. */
+const PAGE_SCAN = 16;
+
 /**
  * The key a page is filed under: its first row's block of 2^PAGE_KEY_SHIFT rows, and
  * whether its second row comes soon after (one series, rows ascending) or not (several
@@ -46,11 +51,6 @@ export function pageKey(rows: Int32Array): number {
   const gap = rows[1]! - first;
   return ((first >> PAGE_KEY_SHIFT) << 1) | (gap > 0 && gap <= PAGE_SCAN ? 0 : 1);
 }
-
-/** Rows of a page looked for in the whole found page before one matches (then only past the last match). */
-const ANCHOR_ROWS = 8;
-/** How far past the last matched row the next one is looked for. */
-const PAGE_SCAN = 16;
 
 /** See RowCache's note: weakly ordered CPUs need a store between a read's copies and its version re-read. */
 const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
@@ -65,11 +65,12 @@ const FENCE_BEFORE_RECHECK = process.arch !== 'x64' && process.arch !== 'ia32';
  * memory with relaxed atomics, byte by byte otherwise); the text is copied to the offset
  * that agrees and moved down to its place in the output (a memmove within the buffer).
  *
- * A page is its physical rows, ascending, the end of each row's text and the text joined
- * as the page wrote it (rows and the separators between them). Which rows a page shares
- * with a found one is found by merging the two ascending lists; the text of rows that are
- * consecutive in both is one run. Text is tagged with the full RowOwner, as in the row
- * arena, so a page never lends text to another generation, layout or format.
+ * A page is its physical rows in its order, the end of each row's text and the text joined
+ * as the page wrote it (rows and the separators between them). Each row of the page being
+ * written is looked for just past the last row it matched in the found page (find); the
+ * text of rows consecutive in both is one run. Text is tagged with the full RowOwner, as in
+ * the row arena, so a page never lends text to another generation, layout or format; a key
+ * only decides where a page is looked for, never which text it lends.
  *
  * Lock-free, a seqlock per slot as in the row arena: a writer claims the slot by moving its
  * even version to odd, writes, and publishes the next even version; a reader notes the
@@ -119,7 +120,7 @@ export class PageCache {
   /**
    * Looks for a page of `owner` sharing rows with rows[0..count) (2 to PAGE_MAX_ROWS physical
    * rows): under its key (pageKey), then under the block before.
-   * Fills `match` and returns how many rows matched (0: none found, match untouched).
+   * Fills `match` and returns how many rows matched (0: nothing to copy; `match` is then not to be read).
    */
   find(owner: RowOwner, rows: Int32Array, count: number): number {
     this.slot = -1;
