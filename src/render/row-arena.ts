@@ -31,8 +31,8 @@ export interface RowArenaMemory {
   readonly bytes: SharedArrayBuffer;
   /** the doorkeeper's bits when rows are kept on their second render (row-doorkeeper.ts); null: kept at once */
   readonly seen: SharedArrayBuffer | null;
-  /** whole pages kept beside the rows (page-arena.ts); null or absent: none */
-  readonly pages?: PageArenaMemory | null;
+  /** whole pages kept beside the rows (page-arena.ts); null: none */
+  readonly pages: PageArenaMemory | null;
 }
 
 /**

@@ -103,8 +103,7 @@ export class RowCache {
     this.words = new Float64Array(memory.bytes);
     this.mask = this.bytes.length / ROW_SLOT_BYTES - 1;
     this.doorkeeper = memory.seen === null ? null : new RowDoorkeeper(memory.seen);
-    const pages = memory.pages ?? null;
-    this.pages = pages === null ? null : new PageCache(pages);
+    this.pages = memory.pages === null ? null : new PageCache(memory.pages);
   }
 
   /**
