@@ -42,6 +42,13 @@ function cases(): Array<[string, () => void]> {
         if (q !== p) dst.copyWithin(p, q, q + RUN);
       },
     ],
+    [
+      'run: one copy, source and destination agreeing mod 8 (an output realigned to the page)',
+      () => {
+        const q = p + ((src - dst.byteOffset - p) & 7);
+        dst.set(bytes.subarray(src, src + RUN), q);
+      },
+    ],
     ['run: one copy, source and destination disagreeing mod 8', () => shared.copy(dst, p, src, src + RUN)],
     [
       'rows: one slot each, eight bytes a turn through doubles (RowCache.copyFrom)',
