@@ -3,7 +3,7 @@ import { findProduct } from '../catalog/products.js';
 import { ApiError } from '../errors.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/aggregate.js';
 import type { AdminOps } from './admin.js';
-import type { DataEndpoint } from './data-endpoint.js';
+import type { DataEndpoint } from './data-answer.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import openapi from '../openapi/openapi.json' with { type: 'json' };

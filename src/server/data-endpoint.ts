@@ -1,16 +1,14 @@
 import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../format/csv/csv-writer.js';
 import { encodeHead, encodeHeadAsync, type Encoding } from '../format/encoded-body.js';
-import { writeEnvelopeHeaders } from '../format/envelope-headers.js';
-import { etagOf, ifNoneMatchHits, writeEtag } from '../format/etag.js';
-import { HeaderWriter } from '../format/header-writer.js';
+import { etagOf, ifNoneMatchHits } from '../format/etag.js';
 import type { FormatWriter } from '../format/format-writer.js';
 import { JsonFormatWriter } from '../format/json/json-writer.js';
 import { negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
 import type { OutputColumn } from '../format/page-view.js';
 import { splitPresentation } from '../format/presentation.js';
 import { parseProjection, projectionKey } from '../format/projection.js';
-import { ageIsFixed, dataAgeHours, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
+import { ageIsFixed, ownedMeta, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import { recordIdText, type RecordId } from '../http/record-id.js';
 import { ownedRequest, type HttpRequest } from '../http/types.js';
@@ -18,62 +16,23 @@ import { PageResolver } from '../query/page-resolver.js';
 import { VintagesResolver } from '../query/vintages-resolver.js';
 import { WalkForwardResolver } from '../query/walk-forward-resolver.js';
 import { ByteWriter } from '../render/byte-writer.js';
-import { allocateRowArena, type RowArenaMemory } from '../render/row-arena.js';
+import { allocateRowArena } from '../render/row-arena.js';
 import { DEFAULT_ROW_ADMISSION } from '../render/row-doorkeeper.js';
-import { RowCache, type RowCacheStats } from '../render/row-cache.js';
+import { RowCache } from '../render/row-cache.js';
 import type { Clock } from '../time/clock.js';
+import { AnswerHeaders } from './answer-headers.js';
+import type { DataAnswer, DataEndpoint, DataEndpointOptions } from './data-answer.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import { MissingGeneration, Pinned, pinRequest, type DataEndpointKind, type PinContext } from './data-page.js';
 import type { Generation } from './generation.js';
-import { GenerationUnavailableError, type GenerationSupply } from './generation-supply.js';
-import { ApiError } from '../errors.js';
+import { unavailable } from './generation-fetch.js';
+import { GenerationUnavailableError } from './generation-supply.js';
 import { BodyAssembler } from './body-assembler.js';
 import { PageScratch } from './page-scratch.js';
 import { RequestKey } from './request-key.js';
-import { ResponseCache, type CachedHead, type ResponseCacheStats } from './response-cache.js';
+import { ResponseCache, type CachedHead } from './response-cache.js';
 import type { Mutable } from '../mutable.js';
-
-/**
- * What a data request answers, before the transport: a 200 or a 304. An answer given at
- * once is the thread's own object, refilled by the next request, like its header block and
- * body; an answer that comes later (a promise) is owned.
- */
-export interface DataAnswer {
-  readonly status: 200 | 304;
-  /** vary, etag, cache-control, content-encoding and the envelope's headers: a reused block, or (async answers) owned */
-  readonly headerBlock: HeaderBlock;
-  readonly contentType: string;
-  /** a view valid until the next call, or (async answers) owned */
-  readonly body: Uint8Array;
-  /** for metrics and the access log */
-  readonly rows: number;
-  readonly format: Format;
-}
-
-/**
- * `GET /{product}/{dataset}` (kind 'rows', the default), `.../walk_forward` and
- * `.../vintages`: the request in, the answer out (async only when a large body is
- * compressed off-thread).
- */
-export interface DataEndpoint {
-  (slot: DatasetSlot, req: HttpRequest, recordId: RecordId, kind?: DataEndpointKind): DataAnswer | Promise<DataAnswer>;
-  /** what the thread's caches have done (null: that cache is off) */
-  cacheStats(): { readonly response: ResponseCacheStats | null; readonly rows: RowCacheStats | null };
-}
-
-export interface DataEndpointOptions {
-  /** bytes of rendered bodies kept for repeated queries; 0 = none */
-  readonly responseCacheBytes: number;
-  /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
-  readonly rowCacheBytes: number;
-  /** bytes of whole pages kept beside a fresh row arena (page-cache.ts); 0 or absent = none */
-  readonly pageCacheBytes?: number;
-  /** a row arena shared with other serving threads, used instead of a fresh one of rowCacheBytes; null = none */
-  readonly rowArena?: RowArenaMemory | null;
-  /** where generations this thread does not hold come from (contract 12); null = nowhere (cursor_expired, generation_unavailable) */
-  readonly supply?: GenerationSupply | null;
-}
 
 /** Bodies under this go out plain whatever Accept-Encoding says (contract 9 allows it; a header costs more than it saves). */
 const COMPRESS_MIN_BYTES = 1024;
@@ -86,21 +45,7 @@ const ASYNC_COMPRESS_BYTES = 256 * 1024;
 
 /** the prefix of formats without one, and the body of a 304 (never written to) */
 const EMPTY = new Uint8Array(0);
-/**
- * `as_of` and `generation` both given (contract 12): the answer never changes. `private`,
- * not `public`: the answer is behind an API key that shared caches do not vary on, so only
- * the client's own cache may keep it.
- */
-const IMMUTABLE = 'private, max-age=31536000, immutable';
 
-/** A generation that could not be fetched: the contract's 400 (503 while the source is unreachable); any other failure stays a fault (500, logged). */
-function unavailable(missing: MissingGeneration, e: unknown): unknown {
-  if (!(e instanceof GenerationUnavailableError)) return e;
-  if (e.kind === 'unreachable') return new ApiError('dataset_unavailable', e.message, undefined, [['Retry-After', '30']]);
-  if (missing.viaCursor)
-    return new ApiError('cursor_expired', `the snapshot generation of this cursor can no longer be served (${e.message}); start the query again`, 'cursor');
-  return new ApiError('generation_unavailable', e.message, 'generation');
-}
 /** The stored part of the output layout: the generation's own list for every column (one array, found by identity), or a projection. */
 function layoutOf(gen: Generation, projection: readonly number[] | null): readonly OutputColumn[] {
   return projection === null ? gen.outputColumns : projection.map((i) => gen.outputColumns[i]!);
@@ -141,7 +86,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   const direct: PinContext = { registry, supply, fetched: null };
 
   /** the headers of the answer being written (one block, reused) */
-  const hw = new HeaderWriter();
+  const answerHeaders = new AnswerHeaders(clock);
   /** the normalised request being answered (one, refilled per request) */
   const key = new RequestKey();
   /** when and as which record the request is answered (one, refilled per request; an answer finished later keeps a copy) */
@@ -159,21 +104,6 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     return now;
   }
 
-  /** vary, etag and cache-control: what a 304 carries too. */
-  function validators(k: RequestKey, immutable: boolean): void {
-    hw.reset();
-    hw.start('vary').ascii('Accept, Accept-Encoding');
-    writeEtag(hw, k);
-    if (immutable) hw.start('cache-control').ascii(IMMUTABLE);
-  }
-
-  function headers(meta: PageMeta, req: HttpRequest, k: RequestKey, encoding: Encoding | null, immutable: boolean): HeaderBlock {
-    validators(k, immutable);
-    if (encoding !== null) hw.start('content-encoding').ascii(encoding);
-    writeEnvelopeHeaders(hw, meta, dataAgeHours(meta, clock.now() * 1000), req.path, req.rawQuery);
-    return hw.block();
-  }
-
   /**
    * A hit's headers: those its entry keeps, or written and, when they depend on nothing but
    * the entry, kept with it for the next hits. ETag, content-encoding and cache-control
@@ -184,7 +114,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
    */
   function hitHeaders(hit: CachedHead, req: HttpRequest, immutable: boolean): HeaderBlock {
     if (hit.headers !== null) return hit.headers;
-    const block = headers(hit.meta, req, key, hit.encoding, immutable);
+    const block = answerHeaders.answer(hit.meta, req, key, hit.encoding, immutable);
     if (hit.meta.nextCursor === null && ageIsFixed(hit.meta)) cache!.keepHeaders(hit, block);
     return block;
   }
@@ -257,7 +187,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       if (cached) cache!.set(ownKey, encoded, meta, shape);
       writeSuffix(writer, meta, ownStamp);
       const body = Buffer.from(bodies.encoded(encoded, owned.subarray(0, split), tail.view()));
-      const headerBlock = ownedBlock(headers(meta, ownReq, ownKey, encoding, immutable));
+      const headerBlock = ownedBlock(answerHeaders.answer(meta, ownReq, ownKey, encoding, immutable));
       return { status: 200, headerBlock, contentType: writer.contentType, body, rows: meta.count, format };
     });
   }
@@ -317,8 +247,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
     const writer = writers[format];
     // The ETag as a string only for a conditional request; every answer writes it as digits.
     if (req.ifNoneMatch !== '' && ifNoneMatchHits(req.ifNoneMatch, etagOf(key))) {
-      validators(key, immutable);
-      return answered(304, hw.block(), writer.contentType, EMPTY, 0, format);
+      return answered(304, answerHeaders.validators(key, immutable), writer.contentType, EMPTY, 0, format);
     }
     stamp.retrievedAtUs = clock.now() * 1000;
     stamp.recordId = recordId;
@@ -364,7 +293,7 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
       writeSuffix(writer, meta, stamp);
       body = bodies.encoded(head, split === 0 ? EMPTY : bytes.subarray(0, split), tail.view());
     }
-    return answered(200, headers(meta, req, key, encoding, immutable), writer.contentType, body, meta.count, format);
+    return answered(200, answerHeaders.answer(meta, req, key, encoding, immutable), writer.contentType, body, meta.count, format);
   };
   return Object.assign(endpoint, {
     cacheStats: () => ({ response: cache?.stats() ?? null, rows: rowCache?.stats() ?? null }),
