@@ -3,9 +3,9 @@ import type { FormatWriter } from '../format/format-writer.js';
 import { ownedMeta, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
 import { AskIndex, type RawAsk } from './ask-index.js';
-import { FrequencySketch } from './frequency-sketch.js';
 import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
+import { ResponseAdmission } from './response-admission.js';
 import { SlotLru } from './slot-lru.js';
 
 /**
@@ -48,9 +48,6 @@ function byteLengthOf(head: Uint8Array | EncodedHead): number {
   return head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength;
 }
 
-/** A candidate asked for this often lately is warm: past the counts a cyclic sweep's keys hover at (Caffeine's threshold). */
-const WARM = 6;
-
 export interface ResponseCacheStats {
   readonly hits: number;
   readonly misses: number;
@@ -77,26 +74,14 @@ export interface ResponseCacheStats {
  * serving thread, in front of the data endpoints; a hit skips resolve and writing, only the
  * tail is written.
  *
- * Admission is TinyLFU's, with one FrequencySketch counting every ask (hits and misses).
- * A head is considered from its query's second ask lately: queries asked once are rarely
- * copied in (only when all four of a key's counters collide with others'). While the
- * cache has room, that is all: a farm re-running a set of backtests that fits fills it
- * from the second round on. Once full, a head is kept only if its query was asked for
- * more often lately than the least-recently-used entry it would evict first, or if it
- * is a newer generation's answer of that entry's dataset. A cyclic sweep wider than the cache
- * (walk-forward loops over many series) then leaves the entries it has alone and hits
- * about capacity / working set of the time, where plain LRU admission hit almost never
- * and copied, then evicted unread, one body per admitted miss: garbage that lived just
- * long enough to be promoted, the p99's GC pauses (bench/RESULTS.md, issue 11).
- *
- * The sketch replaced a doorkeeper (two hashed slots per key, overwritten in turn): that
- * forgot a few percent of a small working set for good (keys whose slots others kept
- * taking back), so those were never cached at all.
+ * Which answers are kept is ResponseAdmission's (TinyLFU): from a query's second ask lately,
+ * and once the cache is full, only over an entry asked for less often lately or of an older
+ * generation of its dataset.
  */
 export class ResponseCache {
   private readonly lru: SlotLru<CachedHead>;
   private readonly arena: HeadArena;
-  private readonly frequency: FrequencySketch;
+  private readonly admission: ResponseAdmission;
   private readonly asks = new AskIndex<CachedHead>();
   private hits = 0;
   private misses = 0;
@@ -105,9 +90,6 @@ export class ResponseCache {
   private tooLarge = 0;
   private declined = 0;
   private rejected = 0;
-  /** xorshift32 state for beats(); any non-zero seed */
-  private draws = 0x2545f491;
-
   constructor(private readonly maxBytes: number) {
     this.arena = new HeadArena(maxBytes);
     this.lru = new SlotLru<CachedHead>(
@@ -120,9 +102,7 @@ export class ResponseCache {
         if (reason === 'evict') this.evictions++;
       },
     );
-    // About 16 counters per answer of a typical size (33 KB) the cache can hold, as Caffeine
-    // sizes its sketch; it halves after about 10 such answers' worth of asks.
-    this.frequency = new FrequencySketch(Math.ceil(maxBytes / 2048));
+    this.admission = new ResponseAdmission(maxBytes);
   }
 
   /**
@@ -139,7 +119,7 @@ export class ResponseCache {
   counted(entry: CachedHead): void {
     this.lru.get(entry.key.slot);
     this.hits++;
-    this.frequency.increment(entry.key.slot);
+    this.admission.asked(entry.key.slot);
   }
 
   /**
@@ -159,7 +139,7 @@ export class ResponseCache {
       return undefined;
     }
     this.hits++;
-    this.frequency.increment(key.slot);
+    this.admission.asked(key.slot);
     return e;
   }
 
@@ -170,8 +150,7 @@ export class ResponseCache {
    * of a body written with its suffix, with no view cut for it.
    */
   admit(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start = 0, end = byteLengthOf(head)): void {
-    const hash = key.slot;
-    if (this.frequency.increment(hash) === 0) {
+    if (this.admission.asked(key.slot) === 0) {
       this.declined++;
       return;
     }
@@ -179,48 +158,12 @@ export class ResponseCache {
     if (this.tooLargeFor(key, bytes)) return;
     if (!this.hasRoomFor(key, bytes)) {
       const victim = this.lru.peekOldest();
-      if (victim !== undefined && !this.supersedes(key, victim) && !this.beats(this.frequency.estimate(hash), this.frequency.estimate(victim.key.slot))) {
+      if (victim !== undefined && !this.admission.replaces(key, victim)) {
         this.rejected++;
         return;
       }
     }
     this.store(key, head, meta, shape, start, end);
-  }
-
-  /**
-   * An answer of a newer generation of the victim's dataset: the victim is then never asked
-   * for again but by a cursor, however often it was asked for before the refresh. Without
-   * this, a farm's hot answers would keep their places for several halvings after a
-   * refresh, and the new generation's answers would be rendered afresh all that time.
-   */
-  private supersedes(key: RequestKey, victim: CachedHead): boolean {
-    return victim.key.dataset === key.dataset && victim.key.generation < key.generation;
-  }
-
-  /**
-   * Whether a candidate asked for `candidate` times lately takes the place of an entry asked
-   * for `victim` times.
-   *
-   * By 2 or more, not 1: keys asked for equally often can read 1 apart, when the sketch
-   * halved between their asks (a key counted just before a halving loses half its count,
-   * one counted just after does not). Admitting on a lead of 1 let a cyclic sweep evict an
-   * entry just before its turn came round, after every halving.
-   *
-   * A warm candidate that does not win is still let in one time in 128 (Caffeine's rule):
-   * the victim's four counters can all be shared with keys being asked for (a count-min
-   * sketch only ever reads high), and then it would read as hot as they are for good and
-   * keep every one of them out. Draws come from a fixed-seed xorshift, so a run is
-   * repeatable.
-   */
-  private beats(candidate: number, victim: number): boolean {
-    if (candidate >= victim + 2) return true;
-    if (candidate < WARM) return false;
-    let x = this.draws;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.draws = x;
-    return (x & 127) === 0;
   }
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
