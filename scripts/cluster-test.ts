@@ -8,7 +8,7 @@
  * Prints a summary of every check with its figures; exits 1 when any failed. Every child
  * process is killed and every temp folder removed on any exit; the whole run is bounded.
  *
- *   npm run test:cluster        (builds first; haproxy and prometheus must be installed)
+ *   npm run test:cluster        (builds first; installs haproxy and prometheus when missing)
  */
 import { existsSync } from 'node:fs';
 import { cliPath } from '../bench/lib/paths.js';
