@@ -17,7 +17,7 @@
 //
 // Usage: taskset -c 0 node bench/hand/budget.mjs ROOT workload ROUNDS SECONDS [target%]
 //   ROOT: a checkout with dist/ built; paths from bench/hand/paths.mjs; response cache and
-//   row arena at the server's defaults (64 MiB each)
+//   row arena at the server's defaults (64 MiB each; ROW_MIB sets the row arena, PAGE_MIB the page arena)
 import { resolve } from 'node:path';
 import { listenCeiling } from './ceiling-app.mjs';
 import { benchHandler, benchRequests } from './handler-setup.mjs';
@@ -31,7 +31,7 @@ const seconds = Number(process.argv[5] ?? 5);
 const target = Number(process.argv[6] ?? 80) / 100;
 const load = (p) => import(`${root}/dist/${p}`);
 
-const handler = await benchHandler(root, { responseCacheMiB: 64, rowMiB: 64 });
+const handler = await benchHandler(root, { responseCacheMiB: 64, rowMiB: Number(process.env.ROW_MIB ?? 64) });
 const requests = benchRequests(workload);
 let next = 0;
 let bodyBytes = 0;
