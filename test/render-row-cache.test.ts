@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { allocateRowArena, ROW_SLOT_BYTES, TAG_LEN, TAG_ROW, TAG_SEQ, TAG_WORDS } from '../src/render/row-arena.js';
+import { allocateRowArena, ROW_SLOT_BYTES, TAG_LEN, TAG_REF, TAG_ROW, TAG_SEQ, TAG_WORDS } from '../src/render/row-arena.js';
 import { RowCache } from '../src/render/row-cache.js';
 import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
 import { RowOwners } from '../src/render/row-owners.js';
@@ -268,6 +268,173 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     for (const rows of requests(9)) expect(cached(renderer, rows, cache)).toBe(plain(renderer, rows));
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
     expect(cache.tags.every((w) => w === 0)).toBe(true);
+  });
+
+  it('takes a torn length (out of range, or past the output) for a miss and writes nothing', () => {
+    const cache = RowCache.allocate(4 * ROW_SLOT_BYTES);
+    const owner = new RowOwner(3, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const text = Buffer.from('{"row":9,"v":1.5}');
+    cache.keep(owner, 9, text, new DataView(text.buffer, text.byteOffset, text.length), 0, text.length);
+    const s = slotsOf(cache, 9)[0]! * TAG_WORDS;
+    const dst = Buffer.alloc(2 * ROW_SLOT_BYTES);
+    const dv = new DataView(dst.buffer, dst.byteOffset, dst.length);
+    // Exactly the room it needs: a hit.
+    const fit = Buffer.alloc(4 + text.length);
+    expect(cache.copy(owner, 9, fit, new DataView(fit.buffer, fit.byteOffset, fit.length), 4)).toBe(fit.length);
+    expect(fit.subarray(4).equals(text)).toBe(true);
+    // One byte short: a miss, before anything is copied.
+    const short = Buffer.alloc(3 + text.length, 0xee);
+    expect(cache.copy(owner, 9, short, new DataView(short.buffer, short.byteOffset, short.length), 4)).toBe(-1);
+    expect(short.every((b) => b === 0xee)).toBe(true);
+    // Lengths a racing writer could leave (the version re-read would catch them after the copy; they must not be copied at all).
+    for (const len of [-1, -8, ROW_SLOT_BYTES + 1, ROW_SLOT_BYTES + 8]) {
+      cache.tags[s + TAG_LEN] = len;
+      dst.fill(0xee);
+      expect(cache.copy(owner, 9, dst, dv, 4), `length ${len}`).toBe(-1);
+      expect(dst.every((b) => b === 0xee)).toBe(true);
+    }
+    cache.tags[s + TAG_LEN] = text.length;
+    expect(cache.copy(owner, 9, dst, dv, 4)).toBe(4 + text.length);
+    expect(cache.stats()).toMatchObject({ hits: 2, misses: 5 });
+  });
+
+  it('marks a copied row in its own slot only: the row of the slot beside it is untouched', () => {
+    const cache = RowCache.allocate(64 * ROW_SLOT_BYTES);
+    const owner = new RowOwner(9, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const texts = ['', '{"row":1}', '{"row":2,"x":2}'];
+    for (let row = 1; row <= 2; row++) {
+      const t = Buffer.from(texts[row]!);
+      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+    }
+    const [s0, s1] = [cache.slotOf(owner, 1), cache.slotOf(owner, 2)];
+    expect(s1).toBe((s0 + 1) & cache.mask);
+    // Unmarked (as after a contest): the next copy marks them again.
+    cache.tags[s0 * TAG_WORDS + TAG_REF] = 0;
+    cache.tags[s1 * TAG_WORDS + TAG_REF] = 0;
+    const dst = Buffer.alloc(64);
+    const dv = new DataView(dst.buffer);
+    for (const row of [2, 1, 2, 1]) {
+      const end = cache.copy(owner, row, dst, dv, 0);
+      expect(dst.toString('latin1', 0, end)).toBe(texts[row]);
+    }
+    expect(cache.tags[s0 * TAG_WORDS + TAG_REF]).toBe(1);
+    expect(cache.tags[s1 * TAG_WORDS + TAG_REF]).toBe(1);
+    expect([cache.tags[s0 * TAG_WORDS + TAG_ROW], cache.tags[s1 * TAG_WORDS + TAG_ROW]]).toEqual([1, 2]);
+  });
+
+  it('puts a kept row in its first slot when free, else in its second; keeping it again rewrites the slot that holds it, evicting nothing', () => {
+    const cache = RowCache.allocate(64 * ROW_SLOT_BYTES);
+    const owner = new RowOwner(4, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const S = cache.slots;
+    const keep = (row: number): void => {
+      const t = Buffer.from(`{"row":${row}}`);
+      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+    };
+    const [a, b] = [cache.slotOf(owner, 5), cache.otherSlotOf(owner, 5)];
+    expect(a).not.toBe(b);
+    // Rows 5, 5 + S and 5 + 2S share both candidate slots.
+    expect([cache.slotOf(owner, 5 + S), cache.otherSlotOf(owner, 5 + S)]).toEqual([a, b]);
+    keep(5);
+    expect(slotsOf(cache, 5)).toEqual([a]);
+    // Even when the first slot's row is unmarked, a free second slot is taken before it.
+    cache.tags[a * TAG_WORDS + TAG_REF] = 0;
+    keep(5 + S);
+    expect(slotsOf(cache, 5 + S)).toEqual([b]);
+    expect(slotsOf(cache, 5)).toEqual([a]);
+    keep(5);
+    keep(5 + S);
+    expect(slotsOf(cache, 5)).toEqual([a]);
+    expect(slotsOf(cache, 5 + S)).toEqual([b]);
+    expect(cache.stats().evictions).toBe(0);
+  });
+
+  it('gives a new row the slot whose row was not copied since the last contest, else the second one, after which both must be copied again to stay', () => {
+    const cache = RowCache.allocate(64 * ROW_SLOT_BYTES);
+    const owner = new RowOwner(6, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+    const S = cache.slots;
+    const [x, y, z] = [5, 5 + S, 5 + 2 * S];
+    const keep = (row: number): void => {
+      const t = Buffer.from(`{"row":${row}}`);
+      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+    };
+    const dst = Buffer.alloc(64);
+    const dv = new DataView(dst.buffer);
+    const held = (row: number): boolean => cache.copy(owner, row, dst, dv, 0) >= 0;
+    const [a, b] = [cache.slotOf(owner, x), cache.otherSlotOf(owner, x)];
+    keep(x); // a
+    keep(y); // b
+    // Both were kept since the last contest: the second slot goes, and both lose their mark.
+    keep(z);
+    expect(slotsOf(cache, z)).toEqual([b]);
+    expect(cache.tags[a * TAG_WORDS + TAG_REF]).toBe(0);
+    expect(cache.stats().evictions).toBe(1);
+    // z kept again while x is unmarked: it rewrites its own slot (b), it does not take x's.
+    keep(z);
+    expect(slotsOf(cache, z)).toEqual([b]);
+    expect(held(x)).toBe(true);
+    expect(cache.stats().evictions).toBe(1);
+    // x is copied (marked again); z was just kept (marked): the next contest again takes b.
+    expect(cache.tags[a * TAG_WORDS + TAG_REF]).toBe(1);
+    keep(y);
+    expect(slotsOf(cache, y)).toEqual([b]);
+    expect(held(z)).toBe(false);
+    expect(cache.tags[a * TAG_WORDS + TAG_REF]).toBe(0);
+    // After that contest x is not marked and y is (just kept): x's slot goes, y stays.
+    keep(z);
+    expect(slotsOf(cache, z)).toEqual([a]);
+    expect(held(x)).toBe(false);
+    expect(held(y)).toBe(true);
+    // z (just kept) is marked; y's mark is cleared by hand (as a contest would): y's slot goes.
+    cache.tags[b * TAG_WORDS + TAG_REF] = 0;
+    keep(x);
+    expect(slotsOf(cache, x)).toEqual([b]);
+    expect(cache.tags[a * TAG_WORDS + TAG_REF]).toBe(1); // no contest: z keeps its mark
+    expect(held(y)).toBe(false);
+    expect(held(z)).toBe(true);
+    expect(cache.stats().evictions).toBe(4);
+  });
+
+  it('tells a slot holding the same row of another owner from its own on every tag field when keeping (no overwrite, no missed eviction)', () => {
+    const JSON_ALL = ROW_FORMAT_JSON | ROW_LAYOUT_ALL;
+    const base = new RowOwner(8, 1, 2, JSON_ALL);
+    const S = 64;
+    // For each field, an owner that differs from `base` in it alone and whose row 5 has the same first slot.
+    const variants: Array<[string, (k: number) => RowOwner]> = [
+      ['generation', (k) => new RowOwner(100 + k, 1, 2, JSON_ALL)],
+      ['layout low bits', (k) => new RowOwner(8, 100 + k, 2, JSON_ALL)],
+      ['layout high bits', (k) => new RowOwner(8, 1, 100 + k, JSON_ALL)],
+      ['format', (k) => new RowOwner(8, 1, 2, (100 + k) << 9)],
+    ];
+    for (const [field, make] of variants) {
+      let other: RowOwner | null = null;
+      for (let k = 0; k < 100_000 && other === null; k++) {
+        const o = make(k);
+        if (((o.spread - base.spread) & (S - 1)) === 0 && ((o.spread2 - base.spread2) & (S - 1)) !== 0) other = o;
+      }
+      expect(other, field).not.toBeNull();
+      const cache = RowCache.allocate(S * ROW_SLOT_BYTES);
+      const keep = (owner: RowOwner, text: string): void => {
+        const t = Buffer.from(text);
+        cache.keep(owner, 5, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+      };
+      const dst = Buffer.alloc(64);
+      const dv = new DataView(dst.buffer);
+      const copied = (owner: RowOwner): string | null => {
+        const end = cache.copy(owner, 5, dst, dv, 0);
+        return end < 0 ? null : dst.toString('latin1', 0, end);
+      };
+      keep(base, '{"base":5}');
+      keep(other!, '{"other":5}');
+      // The other owner's row 5 went to its second slot: base's row 5 is still there.
+      expect(copied(base), field).toBe('{"base":5}');
+      expect(copied(other!), field).toBe('{"other":5}');
+      expect(cache.stats().evictions, field).toBe(0);
+      // Its own row kept again rewrites its own slot (no second copy of it) and evicts nothing.
+      keep(base, '{"base":5}');
+      expect(cache.stats().evictions, field).toBe(0);
+      expect(slotsOf(cache, 5).length, field).toBe(2);
+      expect(copied(other!), field).toBe('{"other":5}');
+    }
   });
 
   it('is sized once within its bound, in whole power-of-two slots', () => {
