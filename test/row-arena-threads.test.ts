@@ -10,25 +10,27 @@ import type { HammerJob, HammerResult } from './support/row-arena-hammer.js';
 import type { TearingJob, TearingResult } from './support/slot-tearing.js';
 import { rowTable } from './support/row-tables.js';
 
-/** Two real threads filling and reading one arena at once; resolves with each one's result. */
-async function hammerTogether(memory: RowArenaMemory, requests: number): Promise<HammerResult[]> {
-  const start = new SharedArrayBuffer(4);
-  const workers = [1, 2].map(() => spawnModuleWorker(new URL('./support/row-arena-hammer.ts', import.meta.url)));
+/**
+ * One real thread per job, each running the worker module at `url`: each says 'ready', and
+ * once all have, they are released together through Int32 cell 0 of `start` (which their
+ * jobs hold). Resolves with each one's result, in the jobs' order.
+ */
+async function together<R>(url: URL, jobs: readonly object[], start: SharedArrayBuffer): Promise<R[]> {
+  const workers = jobs.map(() => spawnModuleWorker(url));
   try {
     let ready = 0;
     const results = workers.map(
       (w, i) =>
-        new Promise<HammerResult>((resolve, reject) => {
-          w.on('message', (m: HammerResult | 'ready') => {
+        new Promise<R>((resolve, reject) => {
+          w.on('message', (m: R | 'ready') => {
             if (m !== 'ready') resolve(m);
             else if (++ready === workers.length) {
-              // Both are set up and waiting: release them together.
               Atomics.store(new Int32Array(start), 0, 1);
               Atomics.notify(new Int32Array(start), 0);
             }
           });
           w.once('error', reject);
-          w.postMessage({ memory, seed: 100 + i, requests, start } satisfies HammerJob);
+          w.postMessage(jobs[i]);
         }),
     );
     return await Promise.all(results);
@@ -37,31 +39,18 @@ async function hammerTogether(memory: RowArenaMemory, requests: number): Promise
   }
 }
 
-/** A writer and a reader thread on one arena (support/slot-tearing.ts), started together; resolves with [writer, reader]. */
-async function tearing(memory: RowArenaMemory): Promise<TearingResult[]> {
+/** Two threads filling and reading one arena at once (support/row-arena-hammer.ts). */
+function hammerTogether(memory: RowArenaMemory, requests: number): Promise<HammerResult[]> {
+  const start = new SharedArrayBuffer(4);
+  const jobs = [1, 2].map((i): HammerJob => ({ memory, seed: 100 + i, requests, start }));
+  return together<HammerResult>(new URL('./support/row-arena-hammer.ts', import.meta.url), jobs, start);
+}
+
+/** A writer and a reader thread on one arena (support/slot-tearing.ts); resolves with [writer, reader]. */
+function tearing(memory: RowArenaMemory): Promise<TearingResult[]> {
   const control = new SharedArrayBuffer(8);
-  const roles = ['write', 'read'] as const;
-  const workers = roles.map(() => spawnModuleWorker(new URL('./support/slot-tearing.ts', import.meta.url)));
-  try {
-    let ready = 0;
-    const results = workers.map(
-      (w, i) =>
-        new Promise<TearingResult>((resolve, reject) => {
-          w.on('message', (m: TearingResult | 'ready') => {
-            if (m !== 'ready') resolve(m);
-            else if (++ready === workers.length) {
-              Atomics.store(new Int32Array(control), 0, 1);
-              Atomics.notify(new Int32Array(control), 0);
-            }
-          });
-          w.once('error', reject);
-          w.postMessage({ memory, role: roles[i]!, control, copies: 3_000_000, ms: 4000 } satisfies TearingJob);
-        }),
-    );
-    return await Promise.all(results);
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  const jobs = (['write', 'read'] as const).map((role): TearingJob => ({ memory, role, control, copies: 3_000_000, ms: 4000 }));
+  return together<TearingResult>(new URL('./support/slot-tearing.ts', import.meta.url), jobs, control);
 }
 
 describe('one row arena, two threads filling it at once', () => {

@@ -9,13 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
-import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
-import { writeGeneration } from '../src/snapshot/write-generation.js';
-import { pitSnapshot } from './support/fixtures.js';
 import { TEST_KEY, defaultKeysJson } from './support/harness.js';
 import { parsePromText, total } from './support/prom-text.js';
-import { startServeProcess, type ServeProcess } from './support/serve-process.js';
+import { startServeProcess, writeGridStress, type ServeProcess } from './support/serve-process.js';
 
 const DAYS = 60;
 const day = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
@@ -35,13 +31,7 @@ beforeAll(async () => {
       value: d / 7,
     })),
   );
-  await writeGeneration(
-    new LocalSource(join(dir, 'src')),
-    { productId: 'pemi', dataset: 'grid_stress' },
-    buildArrowSnapshot(pitSnapshot(['bidding_zone'], rows)),
-    1,
-    '2026-11-01T00:00:00Z',
-  );
+  await writeGridStress(dir, rows);
   await writeFile(join(dir, 'keys.json'), JSON.stringify(defaultKeysJson()));
 });
 afterEach(async () => {

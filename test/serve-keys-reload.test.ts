@@ -10,12 +10,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
-import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
-import { writeGeneration } from '../src/snapshot/write-generation.js';
-import { pitSnapshot } from './support/fixtures.js';
 import { startS3rver, type TestS3 } from './support/s3rver.js';
-import { startServeProcess, type ServeProcess } from './support/serve-process.js';
+import { startServeProcess, TWO_ZONES, writeGridStress, type ServeProcess } from './support/serve-process.js';
 
 const keysJson = (ids: string[]): string => JSON.stringify({ keys: ids.map((id) => ({ id, key: `secret-${id}`, products: ['*'] })) });
 const MALFORMED = '{"keys": [ {"id": "x", ';
@@ -26,21 +22,7 @@ let proc: ServeProcess | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pitcache-keys-reload-'));
-  const rows = ['DE', 'FR'].map((zone) => ({
-    date: '2026-03-02',
-    eff: '2026-03-02',
-    obs: '2026-03-02T06:00:00Z',
-    key: { bidding_zone: zone },
-    tag: zone,
-    value: 1,
-  }));
-  await writeGeneration(
-    new LocalSource(join(dir, 'src')),
-    { productId: 'pemi', dataset: 'grid_stress' },
-    buildArrowSnapshot(pitSnapshot(['bidding_zone'], rows)),
-    1,
-    '2026-11-01T00:00:00Z',
-  );
+  await writeGridStress(dir, TWO_ZONES);
   s3 = await startS3rver();
 });
 afterEach(async () => {

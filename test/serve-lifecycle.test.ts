@@ -8,33 +8,15 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
-import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
-import { writeGeneration } from '../src/snapshot/write-generation.js';
-import { pitSnapshot } from './support/fixtures.js';
 import { TEST_KEY, defaultKeysJson } from './support/harness.js';
-import { startServeProcess, type ServeProcess } from './support/serve-process.js';
+import { startServeProcess, TWO_ZONES, writeGridStress, type ServeProcess } from './support/serve-process.js';
 
 let dir: string;
 let proc: ServeProcess | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pitcache-lifecycle-'));
-  const rows = ['DE', 'FR'].map((zone) => ({
-    date: '2026-03-02',
-    eff: '2026-03-02',
-    obs: '2026-03-02T06:00:00Z',
-    key: { bidding_zone: zone },
-    tag: zone,
-    value: 1,
-  }));
-  await writeGeneration(
-    new LocalSource(join(dir, 'src')),
-    { productId: 'pemi', dataset: 'grid_stress' },
-    buildArrowSnapshot(pitSnapshot(['bidding_zone'], rows)),
-    1,
-    '2026-11-01T00:00:00Z',
-  );
+  await writeGridStress(dir, TWO_ZONES);
   await writeFile(join(dir, 'keys.json'), JSON.stringify(defaultKeysJson()));
 });
 afterEach(async () => {

@@ -1,7 +1,33 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LocalSource } from '../../loaders/local-source.js';
+import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../../src/snapshot/write-generation.js';
+import { pitSnapshot, type PitRow } from './fixtures.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** The source folder a served process reads (`--source dir/src`): generation 1 of pemi/grid_stress holding `rows`, one series per bidding_zone. */
+export async function writeGridStress(dir: string, rows: readonly PitRow[]): Promise<void> {
+  await writeGeneration(
+    new LocalSource(join(dir, 'src')),
+    { productId: 'pemi', dataset: 'grid_stress' },
+    buildArrowSnapshot(pitSnapshot(['bidding_zone'], rows)),
+    1,
+    '2026-11-01T00:00:00Z',
+  );
+}
+
+/** One row a day on 2026-03-02 for each of DE and FR. */
+export const TWO_ZONES: readonly PitRow[] = ['DE', 'FR'].map((zone) => ({
+  date: '2026-03-02',
+  eff: '2026-03-02',
+  obs: '2026-03-02T06:00:00Z',
+  key: { bidding_zone: zone },
+  tag: zone,
+  value: 1,
+}));
 
 /** One JSON line of the server log. */
 export interface LogLine {
