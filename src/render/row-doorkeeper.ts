@@ -24,12 +24,12 @@ const BITS_PER_ROW = 8;
 const MIN_CAPACITY = 1 << 16;
 
 /**
- * Shared memory for a doorkeeper cleared after about `slots` marks, and not before
- * minCapacity (rows: MIN_CAPACITY, so a small arena does not forget a loop's rows before
- * its next step).
+ * Shared memory for a doorkeeper cleared after about `marks` marks (a row arena: one per
+ * slot), and not before minCapacity (rows: MIN_CAPACITY, so a small arena does not forget a
+ * loop's rows before its next step).
  */
-export function allocateDoorkeeper(slots: number, minCapacity = MIN_CAPACITY): SharedArrayBuffer {
-  const capacity = Math.max(slots, minCapacity);
+export function allocateDoorkeeper(marks: number, minCapacity = MIN_CAPACITY): SharedArrayBuffer {
+  const capacity = Math.max(marks, minCapacity);
   let bits = 32;
   while (bits < capacity * BITS_PER_ROW) bits *= 2;
   return new SharedArrayBuffer((HEADER_WORDS + bits / 32) * 4);

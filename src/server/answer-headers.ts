@@ -13,7 +13,7 @@ import type { RequestKey } from './request-key.js';
  * not `public`: the answer is behind an API key that shared caches do not vary on, so only
  * the client's own cache may keep it.
  */
-export const IMMUTABLE = 'private, max-age=31536000, immutable';
+const IMMUTABLE = 'private, max-age=31536000, immutable';
 
 /**
  * The headers of a data answer, written into one block per serving thread (valid until the

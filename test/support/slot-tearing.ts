@@ -23,8 +23,8 @@ export interface TearingResult {
 }
 
 /** Rows 1 and 2 of one owner: text of a whole slot's length, every byte the row's own letter. */
-export const TEARING_OWNER = new RowOwner(5, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
-export const TEARING_ROW_BYTES = 504;
+const TEARING_OWNER = new RowOwner(5, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
+const TEARING_ROW_BYTES = 504;
 
 /**
  * The writer keeps rows 1 and 2 in turn into the arena's one slot, as two serving threads
