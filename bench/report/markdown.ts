@@ -2,7 +2,7 @@
 import type { GcOverRun, RunResult } from '../alternatives/types.js';
 import type { BenchResults, CeilingRun, Outcome } from './model.js';
 import { evaluateTargets } from './targets.js';
-import { bestPitcache, ceilingShare, isPitcache, reqPerSec } from './measures.js';
+import { bestPitcache, ceilingShare, fastestCeiling, isPitcache, reqPerSec } from './measures.js';
 
 const MiB = 2 ** 20;
 const f = (n: number | undefined | null, digits = 0): string =>
@@ -55,6 +55,11 @@ export function renderMarkdown(res: BenchResults): string {
   L.push(`## Throughput and latency (${res.connections} connections, ${res.durationSec} s per run after ${res.warmupSec} s warm-up)`, '');
   for (const w of res.workloads) {
     const best = bestPitcache(res, w.name);
+    const ceiling = fastestCeiling(res, w.name);
+    // Beside an alternative that is not pitcache: how far ahead a server doing no work at all
+    // would be, which bounds the ratio before it.
+    const bound = (a: (typeof res.alternatives)[number], r: RunResult): string =>
+      isPitcache(a) || ceiling === null ? '' : ` (the ceiling: ${ratio(ceiling, reqPerSec(r))})`;
     L.push(
       `### ${w.name}`,
       '',
@@ -76,7 +81,7 @@ export function renderMarkdown(res: BenchResults): string {
           outcome(
             o,
             (r) =>
-              `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))} ${vsCeiling(r)}|`,
+              `| ${f(reqPerSec(r))} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${f(r.rows / r.seconds)} | ${r.bytes === undefined ? 'n/a' : f(r.bytes / MiB / r.seconds, 1)} | ${f(r.errors)} | ${best === null ? 'n/a' : ratio(reqPerSec(best.run), reqPerSec(r))}${bound(a, r)} ${vsCeiling(r)}|`,
             9,
           ),
       );

@@ -38,3 +38,19 @@ export function ceilingShare(r: RunResult, c: CeilingRun): { share: number; p99x
     paired: rounds.length,
   };
 }
+
+/**
+ * The fastest ceiling any pitcache variant was measured against on a workload: a server that
+ * reads nothing and answers a fixed body of the workload's mean size. Its req/s over an
+ * alternative's is the most any server on this HTTP layer could be ahead of it in this run,
+ * so a target above it is out of reach whatever pitcache does.
+ */
+export function fastestCeiling(res: BenchResults, w: WorkloadName): number | null {
+  let best: number | null = null;
+  // only pitcache variants are run against a ceiling
+  for (const a of res.alternatives) {
+    const c = a.ceilings?.[w];
+    if (c?.ok === true && (best === null || reqPerSec(c) > best)) best = reqPerSec(c);
+  }
+  return best;
+}
