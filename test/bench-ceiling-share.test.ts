@@ -164,10 +164,10 @@ describe('evaluateTargets: DuckDB and PostgreSQL against the bound the ceiling p
     const res = withAlternative('postgresql (pgbench)', 5_000, 20_000, 34_000);
     expect(check(res, 'walk-forward-loop >= 10x PostgreSQL (req/s, same queries, same run)')).toEqual({
       target: 'walk-forward-loop >= 10x PostgreSQL (req/s, same queries, same run)',
-      measured: '4.0x (pitcache (uWS, 1 worker)); the ceiling itself (34,000 req/s) is 6.8x: out of reach on this box',
+      measured: '4.0x (pitcache (uWS, 1 worker)); the ceiling itself (34,000 req/s) is 6.8x: out of reach in this run',
       met: false,
     });
-    expect(check(res, 'walk-forward >= 20x PostgreSQL (req/s, same queries, same run)')?.measured).toMatch(/is 6\.8x: out of reach on this box$/);
+    expect(check(res, 'walk-forward >= 20x PostgreSQL (req/s, same queries, same run)')?.measured).toMatch(/is 6\.8x: out of reach in this run$/);
     expect(check(res, 'repeated >= 10x PostgreSQL (req/s, same queries, same run)')?.met).toBe(false);
   });
 
@@ -207,7 +207,7 @@ describe('evaluateTargets: DuckDB and PostgreSQL against the bound the ceiling p
       alternatives: [slower, res.alternatives[0]!, { ...slower, name: 'pitcache (uWS, 1 worker, --row-cache-mb 1024)' }, res.alternatives[1]!],
     };
     expect(check(both, 'walk-forward-loop >= 10x PostgreSQL (req/s, same queries, same run)')?.measured).toBe(
-      '4.0x (pitcache (uWS, 2 workers)); the ceiling itself (40,000 req/s) is 8.0x: out of reach on this box',
+      '4.0x (pitcache (uWS, 2 workers)); the ceiling itself (40,000 req/s) is 8.0x: out of reach in this run',
     );
     const exactly = withAlternative('postgresql (pgbench)', 4_000, 20_000, 40_000);
     expect(check(exactly, 'walk-forward >= 10x PostgreSQL (req/s, same queries, same run)')?.measured).toBe(

@@ -43,7 +43,8 @@ export function ceilingShare(r: RunResult, c: CeilingRun): { share: number; p99x
  * The fastest ceiling any pitcache variant was measured against on a workload: a server that
  * reads nothing and answers a fixed body of the workload's mean size. Its req/s over an
  * alternative's is the most any server on this HTTP layer could be ahead of it in this run,
- * so a target above it is out of reach whatever pitcache does.
+ * so a target above it is out of reach in that run whatever pitcache does. The bound is a
+ * run's, not the box's: the alternatives' speed moves with this VM as much as pitcache's.
  */
 export function fastestCeiling(res: BenchResults, w: WorkloadName): number | null {
   let best: number | null = null;

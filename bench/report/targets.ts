@@ -19,7 +19,7 @@ function workersOf(name: string): number {
 /**
  * The best pitcache's req/s over an alternative's on one workload, with the bound the run puts
  * on it: the fastest ceiling's req/s over the alternative's. When that bound is below the
- * factor, the target is out of reach on this box whatever pitcache does, and the row says so;
+ * factor, the target is out of reach in that run whatever pitcache does, and the row says so;
  * otherwise it says what share of the ceiling the target asks for.
  */
 function versusAlternative(res: BenchResults, w: WorkloadName, label: string, pattern: RegExp, factor: number): TargetCheck {
@@ -35,7 +35,7 @@ function versusAlternative(res: BenchResults, w: WorkloadName, label: string, pa
     ceiling === null
       ? ''
       : `; the ceiling itself (${Math.round(ceiling).toLocaleString('en-US')} req/s) is ${(ceiling / altRps).toFixed(1)}x` +
-        (ceiling / altRps < factor ? ': out of reach on this box' : `: it needs ${((factor * altRps * 100) / ceiling).toFixed(0)}% of the ceiling`);
+        (ceiling / altRps < factor ? ': out of reach in this run' : `: it needs ${((factor * altRps * 100) / ceiling).toFixed(0)}% of the ceiling`);
   return { target, measured: `${x.toFixed(1)}x (${best.name})${bound}`, met: x >= factor };
 }
 
