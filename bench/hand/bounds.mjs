@@ -15,7 +15,9 @@ const workloads = ['walk-forward-series', 'walk-forward-loop', 'repeated'];
 const pct = (x) => `${(x * 100).toFixed(0)}%`;
 const x1 = (x) => (Number.isFinite(x) ? `${x.toFixed(1)}x` : 'n/a');
 
-console.log('| run | workload | best share (p99 ÷ ceiling) | ceiling req/s | PostgreSQL req/s | ceiling ÷ PostgreSQL | best ÷ PostgreSQL | DuckDB req/s | ceiling ÷ DuckDB | best ÷ DuckDB |');
+console.log(
+  '| run | workload | best share (p99 ÷ ceiling) | ceiling req/s | PostgreSQL req/s | ceiling ÷ PostgreSQL | best ÷ PostgreSQL | DuckDB req/s | ceiling ÷ DuckDB | best ÷ DuckDB |',
+);
 console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const file of process.argv.slice(3)) {
   const res = JSON.parse(readFileSync(file, 'utf8'));
