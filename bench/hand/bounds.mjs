@@ -28,6 +28,7 @@ for (const file of process.argv.slice(3)) {
       .sort((p, q) => q.share - p.share);
     const ceiling = fastestCeiling(res, w);
     const best = bestPitcache(res, w);
+    const bestRps = best === null ? NaN : reqPerSec(best.run);
     const alt = (pattern) => {
       const r = res.alternatives.find((a) => pattern.test(a.name))?.runs[w];
       return r?.ok ? reqPerSec(r) : NaN;
@@ -36,7 +37,7 @@ for (const file of process.argv.slice(3)) {
     const duck = alt(/duckdb/i);
     const top = shares[0];
     console.log(
-      `| ${res.startedAt.slice(0, 16)} | ${w} | ${top ? `${pct(top.share)} (${top.p99x.toFixed(2)}x)` : 'n/a'} | ${Math.round(ceiling ?? NaN)} | ${Math.round(pg)} | ${x1(ceiling / pg)} | ${x1(reqPerSec(best?.run ?? { requests: 0, seconds: 0 }) / pg)} | ${Math.round(duck)} | ${x1(ceiling / duck)} | ${x1(reqPerSec(best?.run ?? { requests: 0, seconds: 0 }) / duck)} |`,
+      `| ${res.startedAt.slice(0, 16)} | ${w} | ${top ? `${pct(top.share)} (${top.p99x.toFixed(2)}x)` : 'n/a'} | ${Math.round(ceiling ?? NaN)} | ${Math.round(pg)} | ${x1(ceiling / pg)} | ${x1(bestRps / pg)} | ${Math.round(duck)} | ${x1(ceiling / duck)} | ${x1(bestRps / duck)} |`,
     );
   }
 }
