@@ -1,6 +1,7 @@
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { findProduct } from '../catalog/products.js';
 import { ApiError } from '../errors.js';
+import { exploreRoutes } from '../explore/explore-routes.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/aggregate.js';
 import type { AdminOps } from './admin.js';
 import type { DataEndpoint } from './data-answer.js';
@@ -43,6 +44,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     route({ method: 'GET', pattern: '/healthz', public: true, handler: () => json(healthBody()) }),
     route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.readyForTraffic ? 200 : 503) }),
     route({ method: 'GET', pattern: '/openapi.json', public: true, handler: () => json(OPENAPI_BODY) }),
+    ...exploreRoutes(),
     route({
       method: 'GET',
       pattern: '/{product}/{dataset}',
