@@ -32,6 +32,14 @@ describe('PitcacheClient', () => {
     expect(env.data.map((r) => [r.date, r['basin']])[0]).toEqual(['2026-04-01', 'atlantic']);
   });
 
+  it('catalog() lists what the key may read (contract 13), typed', async () => {
+    const cat = await client().catalog();
+    const glmi = cat.datasets.find((d) => d.product_id === 'glmi')!;
+    expect(glmi).toMatchObject({ dataset: 'marginality', state: 'loaded', generation: 1, rows: 6, series: 2, series_key: ['basin'], date_max: '2026-04-03' });
+    expect(glmi.columns?.find((c) => c.name === 'value')).toEqual({ name: 'value', type: 'Float64', nullable: true });
+    await expect(client('nope').catalog()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
   it('pages follows next_cursor to the end, rows in order, none twice', async () => {
     const pages = [];
     for await (const p of client().pages('glmi', 'marginality', { latest: false, limit: 4 })) pages.push(p);

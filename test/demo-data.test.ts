@@ -74,7 +74,7 @@ async function load(dir: string, productId: string, dataset: string): Promise<Lo
     obs: instants(column(table, 'str_observed_at')),
     ing: instants(column(table, 'str_ingested_at')),
     key: date.map((d, i) => [d, ...keyCols.map((c) => c[i])].join('|')),
-    floorDay: parseDate(findProduct(productId)!.floor)!,
+    floorDay: parseDate(findProduct(productId)!.floor!)!,
   };
 }
 

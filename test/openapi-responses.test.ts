@@ -98,6 +98,8 @@ describe('the OpenAPI document', () => {
     ['/healthz', 'get', '/healthz', null],
     ['/readyz', 'get', '/readyz', null],
     ['/openapi.json', 'get', '/openapi.json', null],
+    ['/catalog', 'get', '/catalog', TEST_KEY],
+    ['/catalog', 'get', '/catalog', null],
     ['/admin/status', 'get', '/admin/status', ADMIN_KEY],
     ['/admin/status', 'get', '/admin/status', TEST_KEY],
     ['/metrics', 'get', '/metrics', ADMIN_KEY],

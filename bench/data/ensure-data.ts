@@ -87,7 +87,7 @@ function toBenchData(dir: string, stamp: Stamp): BenchData {
       seriesKey: seriesKeyOf(plan),
       columns: w.columns,
       filters: product.filters.map((f) => f.param),
-      floorDate: product.floor,
+      floorDate: product.floor!,
       rows: w.rows,
       arrowPath,
       arrowBytes: w.bytes,

@@ -112,7 +112,7 @@ function timeline(def0: DemoDatasetDef, start: string): Pick<DatasetPlan, 'start
   return {
     startDay: parseDate(start)!,
     endDay,
-    floorDay: parseDate(product.floor)!,
+    floorDay: parseDate(product.floor!)!,
     // 23:30Z on the end date, as the demo: nothing is observed or ingested after it.
     cutoffUs: (endDay * 86_400 + 23.5 * 3600) * 1_000_000,
   };

@@ -45,7 +45,7 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   const product = findProduct(productId)!;
   const bytes = await readFile(input.arrowPath);
   const t0 = performance.now();
-  const table = buildTable(decodeArrowSnapshot(bytes), dayEndUs(parseDate(product.floor)!));
+  const table = buildTable(decodeArrowSnapshot(bytes), dayEndUs(parseDate(product.floor!)!));
   const buildMs = performance.now() - t0;
   const rowCache = RowCache.allocate(64 * 1024 * 1024);
   rowCache.register(1, table.columns);

@@ -48,8 +48,8 @@ export function demoTimeline(productId: string, endDate: string): DemoTimeline {
   if (endDay === null) throw new Error(`endDate must be YYYY-MM-DD, got ${JSON.stringify(endDate)}`);
   const product = PRODUCTS.find((p) => p.id === productId);
   if (product === undefined) throw new Error(`demo dataset of an unknown product: ${productId}`);
-  const floorDay = parseDate(product.floor)!;
-  const lastFloor = Math.max(...PRODUCTS.map((p) => parseDate(p.floor)!));
+  const floorDay = parseDate(product.floor!)!;
+  const lastFloor = Math.max(...PRODUCTS.map((p) => parseDate(p.floor!)!));
   // Before the floors there would be nothing live to revise: the demo would not show PIT at work.
   if (endDay <= lastFloor + 30) throw new Error(`endDate must be after ${formatDate(lastFloor + 30)}, got ${endDate}`);
   return {

@@ -6,6 +6,8 @@ export { PitcacheError };
 export type QueryEnvelope = components['schemas']['QueryEnvelope'];
 export type WalkForwardEnvelope = components['schemas']['WalkForwardEnvelope'];
 export type VintagesEnvelope = components['schemas']['VintagesEnvelope'];
+export type Catalog = components['schemas']['Catalog'];
+export type CatalogDataset = components['schemas']['CatalogDataset'];
 export type Params = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 export interface PitcacheClientOptions {
@@ -28,6 +30,11 @@ export class PitcacheClient {
     this.fetchFn = opts.fetch ?? globalThis.fetch;
     this.maxRetries = opts.maxRetries ?? 3;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The datasets this key may read, with their columns, series key, filters, floor and what is loaded (contract 13). */
+  catalog(): Promise<Catalog> {
+    return this.json<Catalog>('/catalog', {});
   }
 
   query(product: string, dataset: string, params: Params = {}): Promise<QueryEnvelope> {

@@ -64,6 +64,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The datasets this key may read: columns and types, series key, filters, floor, generation, rows, date range (contract 13) */
+        get: operations["catalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -250,6 +267,55 @@ export interface components {
                 generation: number | null;
                 rows: number | null;
             }[];
+        };
+        /** @description One dataset the key may read (contract 13). The fields from `generation` on, and `series_key` and `columns`, are null while the dataset is not loaded. */
+        CatalogDataset: {
+            /** @example gbsi_eu */
+            product_id: string;
+            /** @example system_stress */
+            dataset: string;
+            product_name: string;
+            description: string;
+            /**
+             * Format: date
+             * @description Vintage floor (spec 8), or null: no floor.
+             */
+            floor: string | null;
+            filters: {
+                param: string;
+                /** @description Allowed values; null: any value. */
+                allowed: string[] | null;
+            }[];
+            series_key: string[] | null;
+            columns: {
+                name: string;
+                /**
+                 * @description The stored Arrow type as apache-arrow's DataType#toString() writes it.
+                 * @example Float64
+                 * @example Date32<DAY>
+                 * @example Timestamp<MILLISECOND, UTC>
+                 */
+                type: string;
+                nullable: boolean;
+            }[] | null;
+            /** @enum {string} */
+            state: "pending" | "loaded" | "missing" | "refused" | "unreachable";
+            generation: number | null;
+            rows: number | null;
+            series: number | null;
+            /** Format: date */
+            date_min: string | null;
+            /** Format: date */
+            date_max: string | null;
+            /**
+             * Format: date-time
+             * @description The latest str_observed_at of the loaded generation (RFC 3339, ms).
+             */
+            observed_max: string | null;
+        };
+        /** @description The datasets the key may read, in catalog order (contract 13). */
+        Catalog: {
+            datasets: components["schemas"]["CatalogDataset"][];
         };
     };
     responses: {
@@ -794,6 +860,28 @@ export interface operations {
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    catalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The datasets this key may read */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            401: components["responses"]["E401"];
         };
     };
     openapi: {

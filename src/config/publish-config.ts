@@ -20,8 +20,8 @@ export const datasetOptions = {
 /** An issue for zod when the dataset is not one the product names. */
 export function datasetIssue(productId: string, dataset: string): string | null {
   const product = findProduct(productId);
-  if (product === undefined || product.datasets.includes(dataset)) return null;
-  return `is not a dataset of ${productId} (its datasets: ${product.datasets.join(', ')})`;
+  if (product === undefined || product.datasets.some((d) => d.name === dataset)) return null;
+  return `is not a dataset of ${productId} (its datasets: ${product.datasets.map((d) => d.name).join(', ')})`;
 }
 
 const INPUT_FORMATS: ReadonlyArray<readonly [RegExp, 'arrow' | 'csv']> = [

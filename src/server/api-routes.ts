@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { exploreRoutes } from '../explore/explore-routes.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/aggregate.js';
 import type { AdminOps } from './admin.js';
+import { catalogBody } from './catalog-listing.js';
 import type { DataEndpoint } from './data-answer.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
@@ -45,6 +46,8 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.readyForTraffic ? 200 : 503) }),
     route({ method: 'GET', pattern: '/openapi.json', public: true, handler: () => json(OPENAPI_BODY) }),
     ...exploreRoutes(),
+    // Any valid key; each sees the datasets it may read (contract 13). JSON whatever Accept says.
+    route({ method: 'GET', pattern: '/catalog', handler: ({ keyIndex }) => json(catalogBody(registry, keys, keyIndex)) }),
     route({
       method: 'GET',
       pattern: '/{product}/{dataset}',

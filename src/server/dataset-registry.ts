@@ -1,5 +1,6 @@
 import { DatasetSelection } from '../catalog/dataset-selection.js';
-import { PRODUCTS } from '../catalog/products.js';
+import { BUILTIN_CATALOG } from '../catalog/builtin.js';
+import type { Catalog } from '../catalog/catalog.js';
 import { DatasetSlot } from './dataset-slot.js';
 
 /**
@@ -16,8 +17,10 @@ export class DatasetRegistry {
   constructor(
     /** the datasets this replica loads and serves; the others answer 404 */
     readonly selection: DatasetSelection = DatasetSelection.all(),
+    /** the catalog in force */
+    readonly catalog: Catalog = BUILTIN_CATALOG,
   ) {
-    this.slots = PRODUCTS.flatMap((p) => p.datasets.filter((d) => selection.has(p.id, d)).map((d) => new DatasetSlot(p, d)));
+    this.slots = catalog.entries.filter((e) => selection.has(e.product.id, e.dataset.name)).map((e) => new DatasetSlot(e.product, e.dataset.name));
     this.byId = new Map(this.slots.map((s) => [s.id, s]));
   }
 

@@ -1,5 +1,4 @@
-import type { ProductSpec } from '../catalog/products.js';
-import { dayEndUs, parseDate } from '../time/instant.js';
+import { floorUsOf, type ProductSpec } from '../catalog/catalog.js';
 import type { Generation } from './generation.js';
 
 export type SlotState = 'pending' | 'loaded' | 'missing' | 'refused' | 'unreachable';
@@ -35,7 +34,7 @@ export class DatasetSlot {
     readonly dataset: string,
   ) {
     this.id = `${product.id}/${dataset}`;
-    this.floorUs = dayEndUs(parseDate(product.floor)!);
+    this.floorUs = floorUsOf(product.floor);
   }
 
   get state(): SlotState {

@@ -1,7 +1,7 @@
 import { US_PER_DAY } from '../time/instant.js';
 import { decodeArrowColumn, type ArrowColumn } from './arrow-column.js';
 import type { Column, StringColumn, StringDictionary } from './column.js';
-import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot } from './decode-arrow.js';
+import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot, StoredField } from './decode-arrow.js';
 import { MinTree } from './min-tree.js';
 import { copyDecoded, placeDecoded, sharedColumn } from './place-decoded.js';
 import { inversePermutation, orderBySeriesAndDate, type SeriesOrder } from './row-order.js';
@@ -38,6 +38,7 @@ export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number): Table
     snap.seriesKey,
     snap.columns.map((arrow) => ({ arrow })),
     floorUs,
+    snap.fields,
   );
 }
 
@@ -48,6 +49,7 @@ export function buildTable(snap: DecodedSnapshot, floorUs: number): Table {
     snap.seriesKey,
     snap.columns.map((decoded) => ({ decoded })),
     floorUs,
+    snap.fields,
   );
 }
 
@@ -67,7 +69,7 @@ function placed(s: Source, rank: Int32Array | null, fresh: boolean): DecodedColu
   return fresh ? copyDecoded(s.decoded) : sharedColumn(s.decoded);
 }
 
-function assemble(n: number, seriesKey: readonly string[], sources: readonly Source[], floorUs: number): Table {
+function assemble(n: number, seriesKey: readonly string[], sources: readonly Source[], floorUs: number, fields: readonly StoredField[]): Table {
   const byName = new Map(sources.map((s) => [nameOf(s), s]));
   const dictionaries = new Map<string, StringDictionary>();
   const dictionaryOf = (c: StringDecoded): StringDictionary => {
@@ -165,6 +167,7 @@ function assemble(n: number, seriesKey: readonly string[], sources: readonly Sou
   return {
     rows: n,
     columns,
+    fields,
     seriesKey: [...seriesKey],
     seriesColumns,
     floorUs,

@@ -20,6 +20,14 @@ export interface DecodedSnapshot {
   readonly rows: number;
   readonly columns: DecodedColumn[];
   readonly seriesKey: string[];
+  readonly fields: readonly StoredField[];
+}
+
+/** A column as the snapshot stores it, for GET /catalog (contract 13): `type` as apache-arrow's DataType#toString() writes it. */
+export interface StoredField {
+  readonly name: string;
+  readonly type: string;
+  readonly nullable: boolean;
 }
 
 /** A snapshot checked against contract 6, its columns not decoded yet (see arrow-column.ts). */
@@ -27,6 +35,7 @@ export interface ArrowSnapshot {
   readonly rows: number;
   readonly columns: ArrowColumn[];
   readonly seriesKey: string[];
+  readonly fields: readonly StoredField[];
 }
 
 export const SERIES_KEY_METADATA = 'pitcache.series_key';
@@ -34,7 +43,7 @@ const REQUIRED = ['date', 'str_effective_at', 'str_observed_at', 'str_ingested_a
 
 export function decodeArrowSnapshot(bytes: Uint8Array): DecodedSnapshot {
   const snap = readArrowSnapshot(bytes);
-  return { rows: snap.rows, seriesKey: snap.seriesKey, columns: snap.columns.map((c) => decodeArrowColumn(c, null)) };
+  return { rows: snap.rows, seriesKey: snap.seriesKey, fields: snap.fields, columns: snap.columns.map((c) => decodeArrowColumn(c, null)) };
 }
 
 /** Parses and checks the bytes; every refusal of contract 6 is thrown here, decoding cannot fail after it. */
@@ -72,7 +81,8 @@ export function readArrowSnapshot(bytes: Uint8Array): ArrowSnapshot {
     if (c.kind !== 'string') throw new Error(`series-key column "${k}" must be Utf8 or Dictionary<Utf8>`);
     if (c.hasNulls) throw new Error(`series-key column "${k}" holds nulls`);
   }
-  return { rows, columns, seriesKey };
+  const stored = fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable }));
+  return { rows, columns, seriesKey, fields: stored };
 }
 
 function expectKind(c: ArrowColumn, kinds: string[], what: string): void {

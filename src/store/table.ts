@@ -1,4 +1,5 @@
 import type { Column, StringColumn } from './column.js';
+import type { StoredField } from './decode-arrow.js';
 import type { MinTree } from './min-tree.js';
 import type { StepMax } from './step-max.js';
 
@@ -22,6 +23,8 @@ export interface Table {
   readonly rows: number;
   /** every snapshot column, in schema order */
   readonly columns: readonly Column[];
+  /** the columns as the snapshot stores them (Arrow type, nullable), in schema order: GET /catalog */
+  readonly fields: readonly StoredField[];
   readonly seriesKey: readonly string[];
   /** the series-key columns, in declared order */
   readonly seriesColumns: readonly StringColumn[];
