@@ -4,7 +4,8 @@
  * Retry-After and RateLimit headers after the limit, for every request including a valid
  * key (refused before its key is hashed), while a valid key from another address
  * (127.0.0.1) keeps getting 200. A forged X-Forwarded-For from an untrusted peer changes
- * nothing; the window's end lets the address in again.
+ * nothing; the window's end lets the address in again. With two serving threads the limit is
+ * the same: the failures of one address count together whichever thread answered them.
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,7 @@ function getFrom(url: string, localAddress: string, key: string | null, extra: R
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...extra };
     if (key !== null) headers['x-api-key'] = key;
+    // A fresh connection each time (agent: false), so that with two serving threads the kernel picks one per request.
     const req = http.get(`${url}${PATH}?latest=true`, { localAddress, agent: false, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -37,19 +39,24 @@ function getFrom(url: string, localAddress: string, key: string | null, extra: R
   });
 }
 
+const DATASETS = [
+  {
+    productId: 'pemi',
+    dataset: 'grid_stress',
+    spec: pitSnapshot(['bidding_zone'], [{ key: { bidding_zone: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'g1' }]),
+  },
+];
+
+/** The serving thread that answered (the first 12 characters of its record ids are the thread's). */
+const threadOf = (g: Got): string => String(g.headers['x-request-id']).slice(0, 12);
+
 describe('failed-authentication throttle, by socket peer', () => {
   let h: Harness;
   const clock = new ManualClock(T0);
   beforeAll(async () => {
     h = await startHarness({
       clock,
-      datasets: [
-        {
-          productId: 'pemi',
-          dataset: 'grid_stress',
-          spec: pitSnapshot(['bidding_zone'], [{ key: { bidding_zone: 'DE' }, date: '2026-04-01', eff: '2026-04-01', obs: '2026-04-01T06:00:00Z', tag: 'g1' }]),
-        },
-      ],
+      datasets: DATASETS,
       server: { authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: TrustedProxies.none },
     });
   });
@@ -94,5 +101,55 @@ describe('failed-authentication throttle, by socket peer', () => {
     // The window ends: the address may try again.
     clock.advance(60_000);
     expect((await getFrom(h.url, '127.0.0.2', TEST_KEY)).status).toBe(200);
+  });
+});
+
+describe('failed-authentication throttle, two serving threads (--workers 2)', () => {
+  let h: Harness;
+  const clock = new ManualClock(T0);
+  beforeAll(async () => {
+    h = await startHarness({
+      clock,
+      datasets: DATASETS,
+      server: { workers: 2, build: 'worker', authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: TrustedProxies.none },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it('one address gets 429 after the limit counted over both threads; the other address gets 200 from both', async () => {
+    // Failures from 127.0.0.2 until LIMIT have been answered; each thread alone would allow LIMIT.
+    const failures: Got[] = [];
+    while (failures.length < LIMIT) {
+      const g = await getFrom(h.url, '127.0.0.2', `wrong-${failures.length}`);
+      expect(g.status).toBe(401);
+      failures.push(g);
+    }
+    // Then every request from it is refused, on whichever thread: ask until both threads have refused it.
+    const refused: Got[] = [];
+    while (new Set(refused.map(threadOf)).size < 2) {
+      expect(refused.length).toBeLessThan(200);
+      const g = await getFrom(h.url, '127.0.0.2', refused.length % 2 === 0 ? 'wrong-again' : TEST_KEY);
+      expect(g.status).toBe(429);
+      expect(g.body.error).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(g.headers['retry-after']).toBe('60');
+      refused.push(g);
+    }
+    // 127.0.0.1 with a good key is untouched on both threads.
+    const other: Got[] = [];
+    while (new Set(other.map(threadOf)).size < 2) {
+      expect(other.length).toBeLessThan(200);
+      const g = await getFrom(h.url, '127.0.0.1', TEST_KEY);
+      expect(g.status).toBe(200);
+      other.push(g);
+    }
+    // The window ends on the shared clock: both threads let 127.0.0.2 in again.
+    clock.advance(60_000);
+    const after: Got[] = [];
+    while (new Set(after.map(threadOf)).size < 2) {
+      expect(after.length).toBeLessThan(200);
+      const g = await getFrom(h.url, '127.0.0.2', TEST_KEY);
+      expect(g.status).toBe(200);
+      after.push(g);
+    }
   });
 });

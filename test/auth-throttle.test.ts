@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuthThrottle, DEFAULT_AUTH_FAIL_LIMIT, parseAuthFailLimit } from '../src/auth/auth-throttle.js';
+import { FailureTable, allocateAuthFailures } from '../src/auth/failure-table.js';
 import { TrustedProxies, parseIp } from '../src/auth/client-address.js';
 
 describe('AuthThrottle', () => {
@@ -35,9 +36,11 @@ describe('AuthThrottle', () => {
   });
 
   it('holds at most `capacity` addresses: a flood of addresses evicts the oldest instead of growing', () => {
-    const t = new AuthThrottle({ count: 1, windowMs: 60_000 }, 100);
+    const memory = allocateAuthFailures(100);
+    const t = new AuthThrottle({ count: 1, windowMs: 60_000 }, memory);
+    expect(new FailureTable(memory, 60_000).capacity).toBe(128); // rounded up to a power of two
     for (let i = 0; i < 10_000; i++) t.failed(`10.0.${i >> 8}.${i & 255}`, 0);
-    expect(t.tracked).toBe(100);
+    expect(t.tracked).toBe(128);
     expect(t.retryAfterSeconds('10.0.39.15', 1)).toBe(60); // the last one in is held
     expect(t.retryAfterSeconds('10.0.0.0', 1)).toBe(0); // the first was evicted
   });
@@ -62,7 +65,7 @@ describe('AuthThrottle', () => {
   });
 
   it('a new window for an address makes it the newest for eviction', () => {
-    const t = new AuthThrottle({ count: 1, windowMs: 1000 }, 2);
+    const t = new AuthThrottle({ count: 1, windowMs: 1000 }, allocateAuthFailures(2));
     t.failed('a', 0);
     t.failed('b', 500);
     t.failed('a', 1000); // a's window ended: a new one, now newer than b's
@@ -76,6 +79,7 @@ describe('AuthThrottle', () => {
     const t = new AuthThrottle({ count: 0, windowMs: 60_000 });
     t.failed('a', 0);
     expect(t.active).toBe(false);
+    expect(t.retryAfterSeconds('a', 1)).toBe(0);
   });
 });
 

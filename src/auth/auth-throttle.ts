@@ -1,4 +1,6 @@
 import { parseDuration } from '../time/duration.js';
+import { ADDRESS_KEY_WORDS, addressKey } from './address-key.js';
+import { FailureTable, allocateAuthFailures, type AuthFailureMemory } from './failure-table.js';
 
 /** `--auth-fail-limit`: at most `count` failed authentications per client address in `windowMs`; count 0 = no throttle. */
 export interface AuthFailLimit {
@@ -8,7 +10,7 @@ export interface AuthFailLimit {
 
 export const DEFAULT_AUTH_FAIL_LIMIT: AuthFailLimit = { count: 30, windowMs: 60_000 };
 
-/** Addresses tracked at once: a flood from many addresses evicts the oldest instead of growing the table. */
+/** Addresses tracked at once (a power of two: the table's size): a flood from many addresses evicts the oldest instead of growing it. */
 export const DEFAULT_TRACKED_ADDRESSES = 65_536;
 
 /** `30/60s`, `100/5m`, or `0` (off). Throws with a message naming the flag. */
@@ -22,69 +24,56 @@ export function parseAuthFailLimit(text: string): AuthFailLimit {
   return { count: Number(m[1]), windowMs };
 }
 
-interface Entry {
-  windowStart: number;
-  failures: number;
+/** The table for `limit`, made once at start: DEFAULT_TRACKED_ADDRESSES slots, or one when nothing is throttled. */
+export function authFailureMemory(limit: AuthFailLimit): AuthFailureMemory {
+  return allocateAuthFailures(limit.count === 0 ? 1 : DEFAULT_TRACKED_ADDRESSES);
 }
 
 /**
  * Failed authentications per client address (issue 14; OWASP API2): after `count` failures
  * in a window, the address gets 429 until the window ends, for every request, checked
- * before its key is hashed, so a guesser costs a table lookup, not a sha256. Other
- * addresses are not slowed: the check is one Map lookup, and only while some address has
- * failed recently (`active`). The table holds at most `capacity` addresses; a new one past
- * that evicts the oldest, so a flood of addresses cannot grow memory. One table per
- * serving thread: with `--workers N` an address may fail up to N x count times before
- * every thread refuses it.
+ * before its key is hashed, so a guesser costs a table lookup, not a sha256. One table for
+ * every serving thread (failure-table.ts, on shared memory), so the limit holds per address
+ * whatever `--workers` is. Other addresses are not slowed: the check is one probe of that
+ * table, and only while some address has failed recently (`active`); a request with a good
+ * key writes nothing. The table holds a fixed number of addresses; a new one past that
+ * evicts the oldest, so a flood of addresses cannot grow memory.
  */
 export class AuthThrottle {
-  private readonly entries = new Map<string, Entry>();
-  private nextPrune = 0;
+  private readonly table: FailureTable;
+  /** the address being looked up or counted, as the table keys it (address-key.ts) */
+  private readonly key = new Int32Array(ADDRESS_KEY_WORDS);
 
+  /** `memory`: the table every serving thread shares (allocateAuthFailures); absent = one of its own. */
   constructor(
     readonly limit: AuthFailLimit,
-    private readonly capacity = DEFAULT_TRACKED_ADDRESSES,
-  ) {}
+    memory: AuthFailureMemory = authFailureMemory(limit),
+  ) {
+    this.table = new FailureTable(memory, limit.windowMs);
+  }
 
-  /** false while no address failed within a window: requests need not look up their address. */
+  /** false while no address failed within a window (on any thread): requests need not look up their address. */
   get active(): boolean {
-    return this.entries.size > 0;
+    return this.table.live > 0;
   }
 
   get tracked(): number {
-    return this.entries.size;
+    return this.table.live;
   }
 
   /** Seconds until `address` may authenticate again; 0 when it may now. */
   retryAfterSeconds(address: string, nowMs: number): number {
-    this.prune(nowMs);
-    const e = this.entries.get(address);
-    if (e === undefined) return 0;
-    const end = e.windowStart + this.limit.windowMs;
-    if (nowMs >= end) {
-      this.entries.delete(address);
-      return 0;
-    }
-    return e.failures >= this.limit.count ? Math.max(1, Math.ceil((end - nowMs) / 1000)) : 0;
+    this.table.prune(nowMs);
+    addressKey(address, this.key);
+    const failures = this.table.failures(this.key, nowMs);
+    if (failures === 0 || failures < this.limit.count) return 0;
+    return Math.max(1, Math.ceil((this.table.start + this.limit.windowMs - nowMs) / 1000));
   }
 
   /** `address` sent a missing or wrong key. */
   failed(address: string, nowMs: number): void {
     if (this.limit.count === 0) return;
-    const e = this.entries.get(address);
-    if (e !== undefined && nowMs < e.windowStart + this.limit.windowMs) {
-      e.failures++;
-      return;
-    }
-    if (e !== undefined) this.entries.delete(address);
-    else if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(address, { windowStart: nowMs, failures: 1 });
-  }
-
-  /** Drops addresses whose window ended, at most once a window (so `active` turns false again). */
-  private prune(nowMs: number): void {
-    if (nowMs < this.nextPrune) return;
-    this.nextPrune = nowMs + this.limit.windowMs;
-    for (const [address, e] of this.entries) if (nowMs >= e.windowStart + this.limit.windowMs) this.entries.delete(address);
+    addressKey(address, this.key);
+    this.table.record(this.key, nowMs);
   }
 }

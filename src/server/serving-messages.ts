@@ -1,4 +1,5 @@
 import type { AuthFailLimit } from '../auth/auth-throttle.js';
+import type { AuthFailureMemory } from '../auth/failure-table.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
@@ -28,6 +29,8 @@ export interface ServingInit {
   /** `--datasets` as given (DatasetSelection.text): which datasets are served */
   readonly datasets: string;
   readonly authFailLimit: AuthFailLimit;
+  /** the failed-authentication table every serving thread shares (made once by the loading thread) */
+  readonly authFailures: AuthFailureMemory;
   /** `--trusted-proxies` as given (TrustedProxies.text) */
   readonly trustedProxies: string;
 }

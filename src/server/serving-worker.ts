@@ -88,7 +88,7 @@ port.on('message', (m: ToServing) => {
         responseCacheBytes: m.responseCacheBytes,
         rowArena: m.rowArena,
         metrics: metrics.requests,
-        authThrottle: new AuthThrottle(m.authFailLimit),
+        authThrottle: new AuthThrottle(m.authFailLimit, m.authFailures),
         trustedProxies: TrustedProxies.parse(m.trustedProxies),
         supply,
         ...(access === null ? {} : { access: (r) => access.write(r) }),

@@ -22,7 +22,7 @@ import { RetainedGenerations } from './retained-generations.js';
 import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from './retention-budget.js';
 import { bothObservers } from './slot-observer.js';
 import { ServingMetrics } from './serving-metrics.js';
-import { AuthThrottle, type AuthFailLimit } from '../auth/auth-throttle.js';
+import { AuthThrottle, authFailureMemory, type AuthFailLimit } from '../auth/auth-throttle.js';
 import { TrustedProxies } from '../auth/client-address.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -176,6 +176,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const responseCacheBytes = opts.responseCacheBytes ?? 0;
   const rowCacheBytes = opts.rowCacheBytes ?? 0;
   const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION, opts.pageCacheBytes ?? 0) : null;
+  // One failed-authentication table for every serving thread: the limit holds per address whatever --workers is.
+  const authFailLimit = opts.authFailLimit ?? OFF;
+  const authFailures = authFailureMemory(authFailLimit);
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(
@@ -191,7 +194,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         responseCacheBytes,
         rowArena,
         datasets: selection.text,
-        authFailLimit: opts.authFailLimit ?? OFF,
+        authFailLimit,
+        authFailures,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
       },
       admin,
@@ -210,7 +214,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       responseCacheBytes,
       rowArena,
       metrics: serving!.requests,
-      authThrottle: new AuthThrottle(opts.authFailLimit ?? OFF),
+      authThrottle: new AuthThrottle(authFailLimit, authFailures),
       trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
       supply: retained,
       ...(access === null ? {} : { access: (r) => access.write(r) }),
