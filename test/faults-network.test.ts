@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/time/clock.js';
+import { ManualTimers } from '../src/time/manual-timers.js';
 import type { FaultMode } from './support/tcp-fault-proxy.js';
 import {
   GRID_ID,
@@ -24,10 +25,13 @@ import {
 } from './support/s3-harness.js';
 
 /**
- * Long enough that s3rver, slowed by the other test files on a loaded 2-core machine, does
- * not pass for stalled while the proxy passes (that made this file flaky under `npm test`).
+ * The source's stall watchdog runs on timers only the test fires, once the proxy holds the
+ * connection silent: a loaded machine that slows s3rver down can never pass for a stall (a
+ * real 400 ms watchdog did, and made this file flaky under `npm test`), and no test waits
+ * for the stall time to pass.
  */
-const STALL_MS = 400;
+const STALL_MS = 30_000;
+const watchdog = new ManualTimers(new ManualClock(0));
 /**
  * 800 rows: the object (~50 kB) is far larger than all the manifests and 404s a refresh
  * reads over one connection (~5 kB), so a cut after CUT_AFTER bytes always hits the object.
@@ -38,12 +42,14 @@ const CUT_AFTER = 16_000;
 let world: S3World;
 let s: Served;
 let served = 1;
+/** connections the proxy held silent since its stats were reset */
+let held = 0;
 const clock = new ManualClock(T0);
 
 beforeAll(async () => {
   world = await startS3World('net');
   await publish(world.publisher, 1, gridSpec(1, DATES));
-  s = await serve(world.openSource({ stallTimeoutMs: STALL_MS }), { clock });
+  s = await serve(world.openSource({ stallTimeoutMs: STALL_MS, timers: watchdog, clock: watchdog.clock }), { clock });
 });
 afterAll(async () => {
   await s?.close();
@@ -54,15 +60,40 @@ const values = (): Promise<unknown[]> => gridValues(s);
 const refreshGrid = (): Promise<RefreshReport> => refreshReport(s);
 
 /**
+ * Lets the stall time pass for each read the proxy holds silent until `refreshing` settles
+ * (a refresh reads more than one object: every connection of it stalls). Each watchdog is
+ * the only timer pending when its connection goes silent, and it fires at exactly STALL_MS,
+ * not a millisecond before. Returns how many reads stalled.
+ */
+async function stallsPass(refreshing: Promise<RefreshReport>): Promise<number> {
+  let settled = false;
+  void refreshing.finally(() => (settled = true));
+  for (let n = 0; ; n++) {
+    await Promise.race([world.proxy.whenHeld(++held), refreshing]);
+    if (settled) {
+      held--;
+      return n;
+    }
+    expect(watchdog.size, 'one read in flight, watched').toBe(1);
+    watchdog.advance(STALL_MS - 1);
+    expect(watchdog.size, 'not aborted before the stall time').toBe(1);
+    watchdog.advance(1);
+    expect(watchdog.size).toBe(0);
+  }
+}
+
+/**
  * Generation served+1 waits at the source while `mode` is on: two refreshes fail with the
  * same reason (one log line), data is answered from the last good generation throughout,
  * and the first refresh after the proxy passes again loads the new generation.
  */
 async function survives(mode: FaultMode, reason: RegExp): Promise<void> {
-  // A clean start whatever an earlier test left behind, or a stall timeout that a loaded
-  // machine set off: the failure count and the logged reason start from nothing.
-  for (let i = 0; i < 10 && (await refreshGrid()).outcome === 'unreachable'; i++);
+  // A clean start whatever an earlier test left behind: the failure count and the logged
+  // reason start from nothing.
+  expect((await refreshGrid()).outcome).not.toBe('unreachable');
   expect(await s.status()).toMatchObject({ consecutive_failures: 0, last_error: null });
+  world.proxy.resetStats();
+  held = 0;
   const logsFrom = s.logs.lines.length;
   served = (await s.status()).generation as number;
   const next = served + 1;
@@ -72,8 +103,9 @@ async function survives(mode: FaultMode, reason: RegExp): Promise<void> {
     for (const attempt of [1, 2]) {
       clock.advance(1000);
       const refreshing = refreshGrid();
-      // Answered while the refresh is under way (a stalled one takes a while).
+      // Answered while the refresh is under way (a stalled one waits for its watchdog).
       expect(await values()).toEqual(expectedValues(served, DATES));
+      if (mode.kind === 'stall') expect(await stallsPass(refreshing)).toBeGreaterThan(0);
       const report = await refreshing;
       expect(report).toMatchObject({ outcome: 'unreachable', generation_before: served, generation_after: served });
       expect(report.error).toMatch(reason);
