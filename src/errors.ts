@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   invalid_cursor: 400,
   cursor_expired: 400,
   generation_unavailable: 400,
+  before_floor: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

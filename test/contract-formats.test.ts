@@ -96,7 +96,10 @@ function randomQuery(r: Rng, s: GeneratedSnapshot, endpoint: Endpoint): string {
 /** The computed columns of an endpoint (contract 10, 11) and the Arrow type each must have. */
 const COMPUTED: Readonly<Record<Endpoint, ReadonlyArray<readonly [string, string]>>> = {
   '': [],
-  '/walk_forward': [['decision_date', 'Date32<DAY>']],
+  '/walk_forward': [
+    ['decision_date', 'Date32<DAY>'],
+    ['floor_applied', 'Bool'],
+  ],
   '/vintages': [
     ['visible_from', 'Timestamp<MICROSECOND, UTC>'],
     ['visible_to', 'Timestamp<MICROSECOND, UTC>'],
@@ -153,11 +156,11 @@ describe.each(snaps.flatMap((s) => ENDPOINTS.map((e) => [`${s.productId}/${s.dat
           }
           const computed = COMPUTED[endpoint];
           for (const [name, type] of computed) expect(String(t.schema.fields.find((f) => f.name === name)?.type), name).toBe(type);
-          // Computed columns where the contract puts them: decision_date first, visible_from/to last.
+          // Computed columns where the contract puts them: decision_date first and floor_applied last, visible_from/to last.
           const fieldNames = t.schema.fields.map((f) => f.name);
           expect(fieldNames).toEqual(
             endpoint === '/walk_forward'
-              ? ['decision_date', ...snap.columns.map((c) => c.name)]
+              ? ['decision_date', ...snap.columns.map((c) => c.name), 'floor_applied']
               : [...snap.columns.map((c) => c.name), ...computed.map(([n]) => n)],
           );
           const df = env.count > 0 ? pl.readIPCStream(bytes) : null;
@@ -182,6 +185,8 @@ describe.each(snaps.flatMap((s) => ENDPOINTS.map((e) => [`${s.productId}/${s.dat
             expect(res.headers.get('x-data-latest-date')).toBe(env.metadata['data_latest_date'] as string | null);
             expect(res.headers.get('vary')).toBe('Accept, Accept-Encoding');
             expect(res.headers.get('x-generation')).toBe('1');
+            expect(res.headers.get('x-floor-applied')).toMatch(/^(true|false)$/);
+            expect(res.headers.get('x-floor-applied')).toBe(jr.headers.get('x-floor-applied'));
           }
           if (env.next_cursor === undefined) break;
           expect(jr.headers.get('link')).toBe(`<${path.replace(/&cursor=[^&]*/, '')}&cursor=${env.next_cursor}>; rel="next"`);

@@ -64,13 +64,16 @@ describe('contract 10: walk_forward', () => {
       'country',
       'value',
       'tag',
+      'floor_applied',
     ]);
     // And it is, decision by decision, what the single-date query answers.
     for (let d = 1; d <= 6; d++) {
       const D = `2026-02-0${d}`;
       const from = new Date(Date.parse(`${D}T00:00:00Z`) - 2 * 86_400_000).toISOString().slice(0, 10);
       const single = rowsOf(await h.get(`${HISTORY_PATH}?date_from=${from}&date_to=${D}&as_of=${D}`));
-      const fromWalk = (r.body.data as Array<Record<string, unknown>>).filter((row) => row.decision_date === D).map(({ decision_date: _d, ...rest }) => rest);
+      const fromWalk = (r.body.data as Array<Record<string, unknown>>)
+        .filter((row) => row.decision_date === D)
+        .map(({ decision_date: _d, floor_applied: _f, ...rest }) => rest);
       expect(fromWalk, D).toEqual(single);
     }
   });
@@ -155,14 +158,14 @@ describe('contract 10: walk_forward', () => {
     );
   });
 
-  it('columns= keeps decision_date, date and the series key; csv has decision_date first', async () => {
+  it('columns= keeps decision_date, date, the series key and floor_applied; csv has decision_date first and floor_applied last', async () => {
     const r = await h.get(`${WF}?decision_from=2026-02-02&decision_to=2026-02-02&window=0&columns=value`);
     expect(r.body.data).toEqual([
-      { decision_date: '2026-02-02', date: '2026-02-02', country: 'DE', value: 1 },
-      { decision_date: '2026-02-02', date: '2026-02-02', country: 'FR', value: 4 },
+      { decision_date: '2026-02-02', date: '2026-02-02', country: 'DE', value: 1, floor_applied: false },
+      { decision_date: '2026-02-02', date: '2026-02-02', country: 'FR', value: 4, floor_applied: false },
     ]);
     const csv = await h.get(`${WF}?decision_from=2026-02-02&decision_to=2026-02-02&window=0&columns=value&format=csv`);
-    expect(csv.text).toBe('decision_date,date,country,value\n2026-02-02,2026-02-02,DE,1\n2026-02-02,2026-02-02,FR,4\n');
+    expect(csv.text).toBe('decision_date,date,country,value,floor_applied\n2026-02-02,2026-02-02,DE,1,false\n2026-02-02,2026-02-02,FR,4,false\n');
   });
 
   it('bounds and refused parameters are 400s naming the parameter', async () => {

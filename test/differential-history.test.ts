@@ -5,7 +5,9 @@
  *
  * - walk_forward equals, decision date by decision date, the reference model's answer to
  *   `date_from=D-window&date_to=D&as_of=D` with the same filters (random windows, steps,
- *   filters, limits; every page of the cursor chain);
+ *   filters, limits; every page of the cursor chain), each row ending with `floor_applied`
+ *   (D before the floor day, contract 16); `before_floor` skip drops those decision dates,
+ *   error refuses them, and `x-floor-applied` says whether any was asked for;
  * - vintages equal a naive interval sweep (test/support/reference-vintages.ts) for random
  *   ranges, filters, as_of and release, every page;
  * - for random instants T, the vintages rows with visible_from <= T < visible_to are
@@ -17,7 +19,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
 import { isoDate, randomAsOf, randomFilters } from './support/random-query.js';
-import { Rng, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
+import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { micros } from './support/fixtures.js';
 import { referenceAnswer, type JsonValue } from './support/reference-model.js';
 import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
@@ -40,7 +42,7 @@ const snaps = TARGETS.map(([p, d], i) => generateSnapshot((BASE_SEED + i * 7919)
 type Row = Record<string, JsonValue>;
 interface Chain {
   readonly rows: Row[];
-  readonly first: { readonly total: number; readonly latest: unknown; readonly age: unknown };
+  readonly first: { readonly total: number; readonly latest: unknown; readonly age: unknown; readonly floorApplied: string | null };
 }
 
 let h: Harness;
@@ -59,7 +61,13 @@ async function chain(path: string, limit: number): Promise<Chain> {
     const r = await h.get(url);
     if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.text.slice(0, 300)}`);
     const b = r.body;
-    first ??= { total: b.metadata.total_count, latest: b.metadata.data_latest_date, age: b.metadata.data_age_hours };
+    first ??= {
+      total: b.metadata.total_count,
+      latest: b.metadata.data_latest_date,
+      age: b.metadata.data_age_hours,
+      floorApplied: r.headers.get('x-floor-applied'),
+    };
+    if (r.headers.get('x-floor-applied') !== first.floorApplied) throw new Error(`${url}: x-floor-applied changed between pages of one chain`);
     const remaining = first.total - rows.length;
     const expected = { count: Math.min(limit, remaining), has_more: remaining > limit, total: first.total };
     const actual = { count: b.data.length, has_more: b.has_more, total: b.metadata.total_count };
@@ -103,10 +111,14 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset} (seed ${s.seed}, ${
       const step = rng.pick([1, 1, 2, 3, 7, rng.int(1, 40)]);
       const window = rng.pick([0, 1, 3, 7, rng.int(0, 40), 90]);
       const filters = randomFilters(rng, snap);
+      const beforeFloor = rng.pick([undefined, undefined, 'floor', 'skip', 'error'] as const);
+      const floorDay = dayOf(FLOOR_DATE[snap.productId]!);
+      const anyBefore = from < floorDay;
       const want: Row[] = [];
       for (let d = from; d <= to; d += step) {
+        if (d < floorDay && beforeFloor === 'skip') continue;
         const ref = referenceAnswer(snap, { date_from: isoDate(d - window), date_to: isoDate(d), as_of: isoDate(d), filters }, h.clock.now());
-        for (const r of ref.rows) want.push({ decision_date: isoDate(d), ...r });
+        for (const r of ref.rows) want.push({ decision_date: isoDate(d), ...r, floor_applied: d < floorDay });
       }
       const atEnd = referenceAnswer(snap, { as_of: isoDate(to) }, h.clock.now());
       const limit = limitFor(rng, want.length);
@@ -117,8 +129,16 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset} (seed ${s.seed}, ${
         `window=${window}`,
         `limit=${limit}`,
         ...filterQuery(filters),
+        ...(beforeFloor === undefined ? [] : [`before_floor=${beforeFloor}`]),
       ];
       const path = `${base}/walk_forward?${rng.shuffle(params).join('&')}`;
+      if (anyBefore && beforeFloor === 'error') {
+        const r = await h.get(path);
+        const e = r.body?.error;
+        if (r.status !== 400 || e?.code !== 'before_floor' || !String(e?.message).includes(FLOOR_DATE[snap.productId]!))
+          failures.push(`${path}: expected 400 before_floor naming ${FLOOR_DATE[snap.productId]}, got ${r.status} ${r.text.slice(0, 300)}`);
+        continue;
+      }
       try {
         const got = await chain(path, limit);
         const diff = firstDifference(got.rows, want);
@@ -127,6 +147,8 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset} (seed ${s.seed}, ${
         if (got.first.latest !== atEnd.dataLatestDate) failures.push(`${path}: data_latest_date ${String(got.first.latest)}, expected ${atEnd.dataLatestDate}`);
         const ageOk = atEnd.dataAgeHours === null ? got.first.age === null : Math.abs((got.first.age as number) - atEnd.dataAgeHours) < 1e-6;
         if (!ageOk) failures.push(`${path}: data_age_hours ${String(got.first.age)}, expected ${atEnd.dataAgeHours}`);
+        if (got.first.floorApplied !== String(anyBefore))
+          failures.push(`${path}: x-floor-applied ${String(got.first.floorApplied)}, expected ${String(anyBefore)}`);
       } catch (e) {
         failures.push(String(e));
       }

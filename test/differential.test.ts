@@ -100,6 +100,7 @@ const threadPrefixes = new Set<string>();
 
 interface JsonReply {
   readonly status: number;
+  readonly floorApplied: string | undefined;
   readonly text: string;
   readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
@@ -119,7 +120,8 @@ function getJson(h: Harness, path: string): Promise<JsonReply> {
         } catch {
           body = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, text, body });
+        const floorApplied = res.headers['x-floor-applied'];
+        resolve({ status: res.statusCode ?? 0, floorApplied: typeof floorApplied === 'string' ? floorApplied : undefined, text, body });
       });
       res.on('error', reject);
     });
@@ -157,6 +159,8 @@ async function checkChain(h: Harness, snap: GeneratedSnapshot, query: string, li
       ['metadata.total_count', m.total_count, exp.totalCount],
       ['metadata.data_latest_date', m.data_latest_date, exp.dataLatestDate],
       ['metadata.retrieved_at', m.retrieved_at, nowIso],
+      ['metadata.floor_applied', m.floor_applied, exp.floorApplied],
+      ['x-floor-applied', r.floorApplied, String(exp.floorApplied)],
       ['metadata.record_id form', /^req_[0-9a-z]{16,}$/.test(String(m.record_id)), true],
     ];
     for (const [what, actual, expected] of checks) {

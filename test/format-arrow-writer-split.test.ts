@@ -31,6 +31,7 @@ const meta: PageMeta = {
   dataLatestDate: 20003,
   maxObservedUs: 1_000 * 3_600_000_000,
   asOfUs: null,
+  floorApplied: false,
   extensionKeys: ['generation'],
   extensionValues: [4],
 };

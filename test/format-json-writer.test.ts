@@ -228,6 +228,7 @@ describe('JsonFormatWriter: middle and suffix', () => {
       dataLatestDate: 20001,
       maxObservedUs: 1_000 * 3_600_000_000,
       asOfUs: null,
+      floorApplied: false,
       extensionKeys: ['generation'],
       extensionValues: [7],
     };

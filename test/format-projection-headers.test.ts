@@ -48,7 +48,7 @@ describe('columns= projection', () => {
 });
 
 describe('envelope headers', () => {
-  const base = { count: 2, totalCount: 5, nextCursor: 'abc_-9', dataLatestDate: 20_514, generation: 7 };
+  const base = { count: 2, totalCount: 5, nextCursor: 'abc_-9', dataLatestDate: 20_514, generation: 7, floorApplied: false };
   const envelope = (e: EnvelopeFields, age: number | null, path: string, query: string): Array<[string, string]> => {
     const h = new HeaderWriter();
     writeEnvelopeHeaders(h, e, age, path, query);
@@ -69,6 +69,7 @@ describe('envelope headers', () => {
       ['x-data-latest-date', '2026-03-02'],
       ['x-data-age-hours', '12.5'],
       ['x-generation', '7'],
+      ['x-floor-applied', 'false'],
       ['link', '</gbsi_eu/system_stress?country=DE&limit=2&format=csv&cursor=abc_-9>; rel="next"'],
     ]);
   });
@@ -79,7 +80,9 @@ describe('envelope headers', () => {
       ['x-total-count', '5'],
       ['x-has-more', 'false'],
       ['x-generation', '7'],
+      ['x-floor-applied', 'false'],
     ]);
+    expect(envelope({ ...base, floorApplied: true }, null, '/p/d', '').find(([n]) => n === 'x-floor-applied')).toEqual(['x-floor-applied', 'true']);
   });
 
   it('an age that is not a finite number is left out; a finite one is written as String() writes it', () => {

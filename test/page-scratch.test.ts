@@ -3,30 +3,35 @@ import type { OutputColumn } from '../src/format/page-view.js';
 import { ownedMeta, type PageMeta } from '../src/format/resolved-page.js';
 import { InstantMicros } from '../src/render/envelope.js';
 import { PageScratch } from '../src/server/page-scratch.js';
-import type { Date32Column, FloatColumn } from '../src/store/column.js';
+import type { BoolColumn, Date32Column, FloatColumn } from '../src/store/column.js';
 
 const date = (name: string): Date32Column => ({ kind: 'date32', name, validity: null, values: new Int32Array(4) });
+const bool = (name: string): BoolColumn => ({ kind: 'bool', name, validity: null, values: new Uint8Array(4) });
 const float = (name: string): FloatColumn => ({ kind: 'float', name, validity: null, values: new Float64Array(4) });
 const stored = (names: string[]): OutputColumn[] => names.map((n) => ({ column: float(n), at: 'row' }));
 
 describe("PageScratch (a serving thread's resolved page, refilled per request)", () => {
-  it('withPrefix: the computed column, then the stored ones; the same list while both parts are the same objects', () => {
+  it('withPrefixAndSuffix: the computed first column, the stored ones, the computed last one; the same list while every part is the same object', () => {
     const scratch = new PageScratch();
     const decision = date('decision_date');
+    const floor = bool('floor_applied');
     const layout = stored(['date', 'value']);
-    const first = scratch.withPrefix(decision, layout);
+    const first = scratch.withPrefixAndSuffix(decision, layout, floor);
     expect(first.map((c) => [c.column.name, c.at])).toEqual([
       ['decision_date', 'position'],
       ['date', 'row'],
       ['value', 'row'],
+      ['floor_applied', 'position'],
     ]);
-    expect(scratch.withPrefix(decision, layout)).toBe(first);
+    expect(scratch.withPrefixAndSuffix(decision, layout, floor)).toBe(first);
     // A grown resolver column, or another layout (a projection, a newer generation): a new list.
-    const grown = scratch.withPrefix(date('decision_date'), layout);
+    const grown = scratch.withPrefixAndSuffix(date('decision_date'), layout, floor);
     expect(grown).not.toBe(first);
     expect(grown).toEqual(first.map((c, i) => (i === 0 ? { ...c, column: grown[0]!.column } : c)));
+    const regrown = scratch.withPrefixAndSuffix(grown[0]!.column, layout, bool('floor_applied'));
+    expect(regrown).not.toBe(grown);
     const projected = stored(['date']);
-    expect(scratch.withPrefix(grown[0]!.column, projected).map((c) => c.column.name)).toEqual(['decision_date', 'date']);
+    expect(scratch.withPrefixAndSuffix(grown[0]!.column, projected, floor).map((c) => c.column.name)).toEqual(['decision_date', 'date', 'floor_applied']);
   });
 
   it('withSuffix: the stored columns, then the two computed ones; the same list while all three parts are the same objects', () => {
@@ -71,6 +76,7 @@ describe('ownedMeta (a meta that is kept: the response cache, an answer finished
       dataLatestDate: 20_000,
       maxObservedUs: 1_700_000_000_000_000,
       asOfUs: 1_700_000_100_000_000,
+      floorApplied: true,
       extensionKeys: ['generation', 'as_of', 'vintage_floor', 'floor_applied'],
       extensionValues: values,
     } satisfies PageMeta);
@@ -79,7 +85,17 @@ describe('ownedMeta (a meta that is kept: the response cache, an answer finished
     const owned = ownedMeta(meta);
     const before = structuredClone({ ...owned, extensionValues: owned.extensionValues.map((v) => (v instanceof InstantMicros ? { us: v.us } : v)) });
 
-    Object.assign(meta, { productId: 'x', count: 0, totalCount: 0, nextCursor: null, generation: 8, dataLatestDate: null, maxObservedUs: null, asOfUs: null });
+    Object.assign(meta, {
+      productId: 'x',
+      count: 0,
+      totalCount: 0,
+      nextCursor: null,
+      generation: 8,
+      dataLatestDate: null,
+      maxObservedUs: null,
+      asOfUs: null,
+      floorApplied: false,
+    });
     scratch.asOf.us = 0;
     values.splice(0, 4, 8, null, 'y', false);
 

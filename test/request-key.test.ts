@@ -130,6 +130,7 @@ describe('ResponseCache: requests whose slots collide', () => {
     dataLatestDate: null,
     maxObservedUs: null,
     asOfUs: null,
+    floorApplied: false,
     extensionKeys: [],
     extensionValues: [],
   });

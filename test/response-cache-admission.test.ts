@@ -22,6 +22,7 @@ const meta = (key: string, generation: number): PageMeta => ({
   dataLatestDate: null,
   maxObservedUs: null,
   asOfUs: null,
+  floorApplied: false,
   extensionKeys: [],
   extensionValues: [],
 });

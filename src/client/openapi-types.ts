@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * A whole walk-forward backtest in one request
-         * @description For each decision date D: the rows of ?date_from=D-window&date_to=D&as_of=D, preceded by decision_date (contract 10). as_of, date_from, date_to, latest are refused.
+         * @description For each decision date D: the rows of ?date_from=D-window&date_to=D&as_of=D, preceded by decision_date and followed by floor_applied (contracts 10, 16). as_of, date_from, date_to, latest are refused.
          */
         get: operations["walkForward"];
         put?: never;
@@ -194,7 +194,7 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "invalid_parameter" | "unknown_parameter" | "invalid_cursor" | "cursor_expired" | "generation_unavailable" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "rate_limited" | "internal_error" | "dataset_unavailable" | "not_ready";
+                code: "invalid_parameter" | "unknown_parameter" | "invalid_cursor" | "cursor_expired" | "generation_unavailable" | "before_floor" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "rate_limited" | "internal_error" | "dataset_unavailable" | "not_ready";
                 message: string;
                 param?: string;
             };
@@ -216,6 +216,8 @@ export interface components {
         WalkForwardRow: components["schemas"]["Row"] & {
             /** Format: date */
             decision_date: string;
+            /** @description The last column (contract 16): true when this row's decision date lies before the vintage floor (its values are the state held at the floor). */
+            floor_applied: boolean;
         };
         VintageRow: components["schemas"]["Row"] & {
             /** Format: date-time */
@@ -319,7 +321,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad parameter, date, limit or cursor; unavailable generation. */
+        /** @description Bad parameter, date, limit or cursor; unavailable generation; before_floor=error with a decision date or event before the vintage floor. */
         E400: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -548,6 +550,8 @@ export interface components {
         AcceptEncoding: string;
         /** @description A previous ETag: 304 when unchanged. */
         IfNoneMatch: string;
+        /** @description Contract 16. floor: a decision date before the vintage floor answers the state held at the floor (contract 1; its rows have floor_applied true). skip: such decision dates give no rows. error: 400 before_floor naming the floor when any decision date lies before it. */
+        BeforeFloor: "floor" | "skip" | "error";
     };
     requestBodies: never;
     headers: {
@@ -587,6 +591,8 @@ export interface components {
         RateLimitReset: number;
         /** @description Only on an answer pinned by both `as_of` and `generation` (for walk_forward, whose decision dates fix as_of, by `generation` alone): `private, max-age=31536000, immutable`. Its rows never change (contract 12); private because the answer is behind an API key that shared caches do not vary on. */
         CacheControl: string;
+        /** @description Contract 16: true when the answer's as_of, or any of its decision dates or events, lies strictly before the end of the product's vintage-floor day (the rows then hold the state held at the floor: values that may have been observed later), whatever before_floor says. */
+        FloorApplied: "true" | "false";
     };
     pathItems: never;
 }
@@ -645,6 +651,7 @@ export interface operations {
                     "x-data-latest-date": components["headers"]["DataLatestDate"];
                     "x-data-age-hours": components["headers"]["DataAgeHours"];
                     "x-generation": components["headers"]["Generation"];
+                    "x-floor-applied": components["headers"]["FloorApplied"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -705,6 +712,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
                 generation?: components["parameters"]["Generation"];
+                /** @description Contract 16. floor: a decision date before the vintage floor answers the state held at the floor (contract 1; its rows have floor_applied true). skip: such decision dates give no rows. error: 400 before_floor naming the floor when any decision date lies before it. */
+                before_floor?: components["parameters"]["BeforeFloor"];
             };
             header?: {
                 /** @description application/json, text/csv, application/vnd.apache.arrow.stream, *\/* with q-values. */
@@ -735,6 +744,7 @@ export interface operations {
                     "x-data-latest-date": components["headers"]["DataLatestDate"];
                     "x-data-age-hours": components["headers"]["DataAgeHours"];
                     "x-generation": components["headers"]["Generation"];
+                    "x-floor-applied": components["headers"]["FloorApplied"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -825,6 +835,7 @@ export interface operations {
                     "x-data-latest-date": components["headers"]["DataLatestDate"];
                     "x-data-age-hours": components["headers"]["DataAgeHours"];
                     "x-generation": components["headers"]["Generation"];
+                    "x-floor-applied": components["headers"]["FloorApplied"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];

@@ -8,12 +8,14 @@ export interface EnvelopeFields {
   /** days since epoch, or null when the dataset has no resolved row under the request's as_of */
   readonly dataLatestDate: number | null;
   readonly generation: number;
+  /** contract 16: x-floor-applied */
+  readonly floorApplied: boolean;
 }
 
 /**
  * Writes x-count, x-total-count, x-has-more, x-next-cursor (only when more),
  * x-data-latest-date and x-data-age-hours (only when known: a header has no null),
- * x-generation, and `Link: <same request with the cursor>; rel="next"`. The Link target is
+ * x-generation, x-floor-applied (contract 16), and `Link: <same request with the cursor>; rel="next"`. The Link target is
  * the request's own path and query with `cursor` replaced, a relative reference (RFC 8288
  * 3.1): it stays right behind any proxy that rewrites the host. Nothing here makes a
  * string: numbers and dates go in as digits (HeaderWriter).
@@ -26,6 +28,7 @@ export function writeEnvelopeHeaders(h: HeaderWriter, e: EnvelopeFields, dataAge
   if (e.dataLatestDate !== null) h.start('x-data-latest-date').date(e.dataLatestDate);
   if (dataAgeHours !== null && Number.isFinite(dataAgeHours)) h.start('x-data-age-hours').float(dataAgeHours);
   h.start('x-generation').int(e.generation);
+  h.start('x-floor-applied').ascii(e.floorApplied ? 'true' : 'false');
   if (e.nextCursor !== null) {
     h.start('link').ascii('<');
     writeNextUrl(h, path, rawQuery, e.nextCursor);

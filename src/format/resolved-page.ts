@@ -26,6 +26,8 @@ export interface PageMeta {
   readonly maxObservedUs: number | null;
   /** the request's as_of (µs): data_age_hours is measured from it, or from now without it */
   readonly asOfUs: number | null;
+  /** contract 16: the answer's as_of, or any of its decision dates or events, lies before the end of the vintage-floor day */
+  readonly floorApplied: boolean;
   /** names of the metadata fields after the spec's (generation, as_of, floor...), in order: one list per endpoint */
   readonly extensionKeys: readonly string[];
   /** their values, one per name */
@@ -81,6 +83,7 @@ export function ownedMeta(meta: PageMeta): PageMeta {
     dataLatestDate: meta.dataLatestDate,
     maxObservedUs: meta.maxObservedUs,
     asOfUs: meta.asOfUs,
+    floorApplied: meta.floorApplied,
     extensionKeys: meta.extensionKeys,
     extensionValues: owned,
   };

@@ -202,6 +202,33 @@ export function generationParam(params: Params): number | null {
   return v;
 }
 
+/** What a walk-forward or join does with decision dates or events before the vintage floor (contract 16). */
+export type BeforeFloor = 'floor' | 'skip' | 'error';
+
+/** `before_floor` = floor (default) | skip | error. */
+export function beforeFloorParam(params: Params): BeforeFloor {
+  const i = params.indexOf('before_floor');
+  if (i < 0 || params.is(i, 'floor')) return 'floor';
+  if (params.is(i, 'skip')) return 'skip';
+  if (params.is(i, 'error')) return 'error';
+  throw invalidParam('before_floor', 'before_floor must be floor, skip or error');
+}
+
+/** The end of the product's vintage-floor day (µs, contract 1): an instant before it is "before the floor" (contract 16). */
+export function floorEndUs(product: ProductSpec): number {
+  const day = parseDate(product.floor);
+  return day === null ? -Infinity : dayEndUs(day);
+}
+
+/** 400 `before_floor` (contract 16): `what` lies before the product's vintage floor. */
+export function beforeFloorError(product: ProductSpec, what: string, param?: string): ApiError {
+  return new ApiError(
+    'before_floor',
+    `${what} before the vintage floor of ${product.id} (${product.floor}): what was known then cannot be reconstructed (before_floor=error; floor answers the state held at the floor, skip leaves them out)`,
+    param,
+  );
+}
+
 export function cursorParam(params: Params): string | null {
   const cursor = params.get('cursor') ?? null;
   if (cursor === '') throw invalidParam('cursor', 'cursor must not be empty');

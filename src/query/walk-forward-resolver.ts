@@ -1,4 +1,4 @@
-import type { Date32Column } from '../store/column.js';
+import type { BoolColumn, Date32Column } from '../store/column.js';
 import type { Table } from '../store/table.js';
 import { dayEndUs, US_PER_DAY } from '../time/instant.js';
 import { KeyMerge, lowerBoundDate } from './key-merge.js';
@@ -10,6 +10,8 @@ import { selectSeries } from './select-series.js';
 export interface WalkForwardPage extends Page {
   /** `decision_date` of output row i at values[i]; scratch, valid until the next call */
   readonly decisionDate: Date32Column;
+  /** `floor_applied` of output row i (contract 16): its decision date lies before the vintage floor */
+  readonly floorApplied: BoolColumn;
 }
 
 /**
@@ -41,6 +43,7 @@ export class WalkForwardResolver {
   private wNext = new Float64Array(1024);
   private rows = new Int32Array(1024);
   private decisionDate: Date32Column = { kind: 'date32', name: 'decision_date', validity: null, values: new Int32Array(1024) };
+  private floorApplied: BoolColumn = { kind: 'bool', name: 'floor_applied', validity: null, values: new Uint8Array(1024) };
 
   resolve(gen: Resolvable, q: WalkForwardQuery, resume: Resume): WalkForwardPage {
     const table = gen.table;
@@ -49,6 +52,7 @@ export class WalkForwardResolver {
       this.rows = new Int32Array(q.limit);
       // A new Column object: writers compiled for the old one rebind (json-row-layout.ts).
       this.decisionDate = { kind: 'date32', name: 'decision_date', validity: null, values: new Int32Array(q.limit) };
+      this.floorApplied = { kind: 'bool', name: 'floor_applied', validity: null, values: new Uint8Array(q.limit) };
     }
     const m = selectSeries(table, gen.seriesIndex, q.filters, this.series);
     const total = resume?.total ?? this.countRows(table, q, m);
@@ -69,6 +73,7 @@ export class WalkForwardResolver {
 
     const { rows } = this;
     const dd = this.decisionDate.values;
+    const fa = this.floorApplied.values;
     let head = 0;
     let tail = 0;
     let count = 0;
@@ -78,6 +83,7 @@ export class WalkForwardResolver {
       const d = q.decisionFrom + j * q.step;
       const t = dayEndUs(d);
       const oldest = d - q.window;
+      const before = d < q.floorDay ? 1 : 0;
       while (head < tail && keyDate[this.wKey[head]!]! < oldest) head++;
       while (!merge.empty && merge.peekDate() <= d) {
         const k = merge.peek();
@@ -110,6 +116,7 @@ export class WalkForwardResolver {
         if (r < 0) continue;
         rows[count] = r;
         dd[count] = d;
+        fa[count] = before;
         count++;
         lastKey = wKey[i]!;
         lastD = d;
@@ -118,7 +125,7 @@ export class WalkForwardResolver {
 
     let next: Page['next'] = null;
     if (count > 0 && offset + count < total) next = { lastDate: keyDate[lastKey]!, lastSeries: keySeries[lastKey]!, lastExtra: lastD, offset: offset + count };
-    return { rows, count, total, next, decisionDate: this.decisionDate };
+    return { rows, count, total, next, decisionDate: this.decisionDate, floorApplied: this.floorApplied };
   }
 
   /** Entry i's version under T, moved forward to the last version whose threshold T reaches. */

@@ -113,7 +113,7 @@ export function pinRequest(kind: DataEndpointKind, into: Pinned, ctx: PinContext
       return into.as(kind, query.asOfUs !== null);
     }
     case 'walk_forward':
-      pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset), into);
+      pin(ctx, slot, parseWalkForward(rawQuery, slot.product, slot.dataset, slot.floorUs), into);
       // Each decision date is its own as_of: with a generation, nothing of the answer can change.
       return into.as(kind, true);
     case 'vintages': {
@@ -227,12 +227,12 @@ export function resolveDataPage(resolver: PageResolver, into: PageScratch, locat
   v[1] = asOfValue(into, query.asOfUs);
   v[2] = slot.product.floor;
   v[3] = query.asOfUs !== null && query.asOfUs < slot.floorUs;
-  return fill(into, located, page, columns, query.asOfUs, ROWS_EXTENSIONS, v);
+  return fill(into, located, page, columns, query.asOfUs, v[3], ROWS_EXTENSIONS, v);
 }
 
 /**
  * `GET /{product}/{dataset}/walk_forward` (contract 10): `decision_date` first, then the
- * stored columns. data_latest_date and data_age_hours are those of as_of = decision_to.
+ * stored columns, then `floor_applied` (contract 16). data_latest_date and data_age_hours are those of as_of = decision_to.
  */
 export function resolveWalkForwardPage(
   resolver: WalkForwardResolver,
@@ -246,7 +246,8 @@ export function resolveWalkForwardPage(
   v[0] = gen.number;
   v[1] = query.decisions;
   v[2] = slot.product.floor;
-  return fill(into, located, page, into.withPrefix(page.decisionDate, stored), dayEndUs(query.decisionTo), WALK_FORWARD_EXTENSIONS, v);
+  const columns = into.withPrefixAndSuffix(page.decisionDate, stored, page.floorApplied);
+  return fill(into, located, page, columns, dayEndUs(query.decisionTo), query.floorApplied, WALK_FORWARD_EXTENSIONS, v);
 }
 
 /** `GET /{product}/{dataset}/vintages` (contract 11): the stored columns, then `visible_from` and `visible_to`. */
@@ -263,7 +264,8 @@ export function resolveVintagesPage(
   v[1] = asOfValue(into, query.asOfUs);
   v[2] = query.firstOnly ? 'first' : 'all';
   v[3] = slot.product.floor;
-  return fill(into, located, page, into.withSuffix(stored, page.visibleFrom, page.visibleTo), query.asOfUs, VINTAGES_EXTENSIONS, v);
+  const floorApplied = query.asOfUs !== null && query.asOfUs < slot.floorUs;
+  return fill(into, located, page, into.withSuffix(stored, page.visibleFrom, page.visibleTo), query.asOfUs, floorApplied, VINTAGES_EXTENSIONS, v);
 }
 
 /** The request's as_of as an extension value: the scratch's instant, refilled, or null. */
@@ -280,6 +282,7 @@ function fill(
   page: Page,
   columns: readonly OutputColumn[],
   asOfUs: number | null,
+  floorApplied: boolean,
   extensionKeys: readonly string[],
   extensionValues: readonly ExtensionValue[],
 ): ResolvedPage {
@@ -299,6 +302,7 @@ function fill(
   meta.dataLatestDate = gen.table.latestDateByThr.query(t);
   meta.maxObservedUs = gen.table.maxObservedByThr.query(t);
   meta.asOfUs = asOfUs;
+  meta.floorApplied = floorApplied;
   meta.extensionKeys = extensionKeys;
   meta.extensionValues = extensionValues;
   return into;

@@ -12,7 +12,7 @@ const NO_ROWS = new Int32Array(0);
  * writers read a page at once; what keeps a meta keeps `ownedMeta` of it. Handing a page
  * to a writer then allocates nothing.
  *
- * The output layouts with computed columns (walk_forward's `decision_date` first, vintages'
+ * The output layouts with computed columns (walk_forward's `decision_date` first and `floor_applied` last, vintages'
  * `visible_from` and `visible_to` last) are kept while their parts are the same objects: a
  * writer finds its compiled layout by the identity of the list (layout-cache.ts), so a new
  * list per request would also cost a shape string and a WeakMap entry per request.
@@ -28,6 +28,7 @@ export class PageScratch implements ResolvedPage {
     dataLatestDate: null,
     maxObservedUs: null,
     asOfUs: null,
+    floorApplied: false,
     extensionKeys: [],
     extensionValues: [],
   };
@@ -40,22 +41,25 @@ export class PageScratch implements ResolvedPage {
   /** of vintages: generation, as_of, release, vintage_floor */
   readonly vintagesValues: ExtensionValue[] = [0, null, 'all', null];
 
-  private prefixed: readonly OutputColumn[] = [];
-  private prefixedFirst: Column | null = null;
-  private prefixedStored: readonly OutputColumn[] | null = null;
   private suffixed: readonly OutputColumn[] = [];
   private suffixedA: Column | null = null;
   private suffixedB: Column | null = null;
   private suffixedStored: readonly OutputColumn[] | null = null;
 
-  /** `first` (computed) then `stored`: the same list as last time when both are the same. */
-  withPrefix(first: Column, stored: readonly OutputColumn[]): readonly OutputColumn[] {
-    if (first !== this.prefixedFirst || stored !== this.prefixedStored) {
-      this.prefixed = [{ column: first, at: 'position' }, ...stored];
-      this.prefixedFirst = first;
-      this.prefixedStored = stored;
+  private around: readonly OutputColumn[] = [];
+  private aroundFirst: Column | null = null;
+  private aroundLast: Column | null = null;
+  private aroundStored: readonly OutputColumn[] | null = null;
+
+  /** `first` (computed), `stored`, then `last` (computed): the same list as last time when all are the same. */
+  withPrefixAndSuffix(first: Column, stored: readonly OutputColumn[], last: Column): readonly OutputColumn[] {
+    if (first !== this.aroundFirst || last !== this.aroundLast || stored !== this.aroundStored) {
+      this.around = [{ column: first, at: 'position' }, ...stored, { column: last, at: 'position' }];
+      this.aroundFirst = first;
+      this.aroundLast = last;
+      this.aroundStored = stored;
     }
-    return this.prefixed;
+    return this.around;
   }
 
   /** `stored` then `a` and `b` (computed): the same list as last time when all are the same. */

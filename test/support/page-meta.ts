@@ -11,6 +11,7 @@ export function pageMeta(over: Partial<PageMeta> = {}): PageMeta {
     dataLatestDate: null,
     maxObservedUs: null,
     asOfUs: null,
+    floorApplied: false,
     extensionKeys: [],
     extensionValues: [],
     ...over,

@@ -32,6 +32,8 @@ export interface RefAnswer {
   readonly totalCount: number;
   readonly dataLatestDate: string | null;
   readonly dataAgeHours: number | null;
+  /** contract 16: as_of lies strictly before the end of the floor day (x-floor-applied) */
+  readonly floorApplied: boolean;
 }
 
 const NS_PER_DAY = 86_400_000_000_000n;
@@ -152,7 +154,9 @@ export function referenceAnswer(ds: RefDataset, p: RefParams, nowMs: number): Re
     }
     return 0;
   });
-  return { rows: rows.map((r) => r.rendered), totalCount: rows.length, dataLatestDate, dataAgeHours };
+  // Stored instants are whole microseconds: the floor day ends at its last one, so an as_of within that microsecond is not before it.
+  const floorEndUs = floorEnd - 999n;
+  return { rows: rows.map((r) => r.rendered), totalCount: rows.length, dataLatestDate, dataAgeHours, floorApplied: t !== null && t < floorEndUs };
 }
 
 function renderRow(columns: readonly ColumnDef[], row: Row): Record<string, JsonValue> {
