@@ -1,4 +1,5 @@
 import type { FilterSpec, ProductSpec } from '../catalog/products.js';
+import { floorUsOf } from '../catalog/catalog.js';
 import { ApiError, invalidParam } from '../errors.js';
 import { asciiDigits, dayEndUs, parseDate, parseRfc3339 } from '../time/instant.js';
 import type { FilterClause } from './query.js';
@@ -216,15 +217,14 @@ export function beforeFloorParam(params: Params): BeforeFloor {
 
 /** The end of the product's vintage-floor day (µs, contract 1): an instant before it is "before the floor" (contract 16). */
 export function floorEndUs(product: ProductSpec): number {
-  const day = parseDate(product.floor);
-  return day === null ? -Infinity : dayEndUs(day);
+  return floorUsOf(product.floor);
 }
 
 /** 400 `before_floor` (contract 16): `what` lies before the product's vintage floor. */
 export function beforeFloorError(product: ProductSpec, what: string, param?: string): ApiError {
   return new ApiError(
     'before_floor',
-    `${what} before the vintage floor of ${product.id} (${product.floor}): what was known then cannot be reconstructed (before_floor=error; floor answers the state held at the floor, skip leaves them out)`,
+    `${what} before the vintage floor of ${product.id} (${product.floor ?? 'none'}): what was known then cannot be reconstructed (before_floor=error; floor answers the state held at the floor, skip leaves them out)`,
     param,
   );
 }
