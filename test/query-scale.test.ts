@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColumnSpec, SnapshotSpec } from '../src/snapshot/arrow-writer.js';
 import { startInProcessHarness, type Harness } from './support/harness.js';
-import { DAY_US, dayOf, type ColumnDef, type GeneratedSnapshot, type Row } from './support/random-snapshot.js';
+import { DAY_US, FLOOR_DATE, dayOf, type ColumnDef, type GeneratedSnapshot, type Row } from './support/random-snapshot.js';
 import { referenceAnswer, type JsonValue, type RefParams } from './support/reference-model.js';
 import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
 
@@ -182,9 +182,11 @@ describe('resolvers past their first scratch sizes, against the reference model'
   it('walk-forward: windows of 1,800 keys (the window grows) and 60 days of a 120-key window (it compacts), against each decision date as a query', async () => {
     const walk = async (ds: GeneratedSnapshot, from: number, to: number, step: number, window: number, filters: Record<string, string>, limit: number) => {
       const expected: Array<Record<string, JsonValue>> = [];
+      const floorDay = dayOf(FLOOR_DATE[ds.productId]!);
       for (let d = from; d <= to; d += step) {
         const p = { latest: 'false', date_from: iso(d - window), date_to: iso(d), as_of: iso(d), filters };
-        for (const row of referenceAnswer(ds, p, h.clock.now()).rows) expected.push({ decision_date: iso(d), ...row });
+        // floor_applied ends each row: the decision date is before the product's vintage floor (contract 16).
+        for (const row of referenceAnswer(ds, p, h.clock.now()).rows) expected.push({ decision_date: iso(d), ...row, floor_applied: d < floorDay });
       }
       const f = Object.entries(filters).map(([k, v]) => `&${k}=${v}`);
       const path = `/${ds.productId}/${ds.dataset}/walk_forward?decision_from=${iso(from)}&decision_to=${iso(to)}&step=${step}&window=${window}${f.join('')}`;
