@@ -42,7 +42,10 @@ function drawFloor(u, floor, label) {
   ctx.stroke();
   ctx.restore();
   label.hidden = false;
-  label.style.left = `${u.valToPos(sec, 'x')}px`;
+  const left = u.valToPos(sec, 'x');
+  label.style.left = `${left}px`;
+  // Near the right edge the label goes to the line's left, so it stays on the chart.
+  label.classList.toggle('left', left > u.over.clientWidth * 0.6);
 }
 
 /**

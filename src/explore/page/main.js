@@ -115,7 +115,7 @@ async function loadSeries(/** @type {CatalogEntry} */ entry) {
   const known = seriesOf.get(entryId(entry));
   if (known !== undefined) return known;
   const { rows } = await getAllRows(seriesRequest(entry), apiKey(), `the series of ${entryId(entry)}`, withCursor);
-  const choices = seriesChoices(rows, entry.series_key);
+  const choices = seriesChoices(rows, entry.series_key ?? []);
   seriesOf.set(entryId(entry), choices);
   return choices;
 }
@@ -151,6 +151,9 @@ async function complete(/** @type {ExploreState} */ state) {
     );
   }
   const entry = named;
+  if (entry.columns === null || entry.series_key === null) {
+    throw new Error(`${entryId(entry)} is not loaded yet (state: ${entry.state ?? 'unknown'}); try again in a moment.`);
+  }
   select('dataset').value = entryId(entry);
   const choices = await fillChoices(entry);
   const series = state.series.length === 0 ? (choices[0] ?? null) : matchSeries(choices, state.series);
@@ -271,7 +274,7 @@ async function render() {
     input('revision-date').max = state.dateTo;
     fillDownloads(
       el('downloads'),
-      chart.lines.map((l) => ({
+      [...chart.lines].reverse().map((l) => ({
         label: l.asOf === CURRENT ? 'current' : `as_of ${l.asOf}`,
         path: (f) => dataRequest(entry, state, l.asOf, f),
         name: fileSafe(`${entry.product_id}_${entry.dataset}_${seriesText(state.series)}_${state.column}_${l.asOf}`),

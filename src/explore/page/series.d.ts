@@ -11,8 +11,9 @@
  * @property {string} [description]
  * @property {string | null} floor
  * @property {Array<{ param: string, allowed: string[] | null }>} filters
- * @property {string[]} series_key
- * @property {CatalogColumn[]} columns
+ * @property {string[] | null} series_key  null while the dataset is not loaded
+ * @property {CatalogColumn[] | null} columns  null while the dataset is not loaded
+ * @property {string} [state]
  * @property {string | null} [date_min]
  * @property {string | null} [date_max]
  *
@@ -104,8 +105,15 @@ export type CatalogEntry = {
         param: string;
         allowed: string[] | null;
     }>;
-    series_key: string[];
-    columns: CatalogColumn[];
+    /**
+     * null while the dataset is not loaded
+     */
+    series_key: string[] | null;
+    /**
+     * null while the dataset is not loaded
+     */
+    columns: CatalogColumn[] | null;
+    state?: string | undefined;
     date_min?: string | null | undefined;
     date_max?: string | null | undefined;
 };

@@ -9,8 +9,8 @@ import { CURRENT } from './state.js';
 export const COLOURS = ['#332288', '#CC6677', '#117733', '#DDCC77', '#88CCEE', '#882255', '#44AA99', '#999933', '#AA4499'];
 
 /** Widest line (drawn first, at the bottom) and thinnest (drawn last, on top), px. */
-const WIDEST = 7.5;
-const THINNEST = 1.5;
+const WIDEST = 8;
+const THINNEST = 2;
 
 const NUMERIC = /^(Float(16|32|64)|Int(8|16|32|64)|Uint(8|16|32|64))$/;
 
@@ -27,8 +27,9 @@ const NUMERIC = /^(Float(16|32|64)|Int(8|16|32|64)|Uint(8|16|32|64))$/;
  * @property {string} [description]
  * @property {string | null} floor
  * @property {Array<{ param: string, allowed: string[] | null }>} filters
- * @property {string[]} series_key
- * @property {CatalogColumn[]} columns
+ * @property {string[] | null} series_key  null while the dataset is not loaded
+ * @property {CatalogColumn[] | null} columns  null while the dataset is not loaded
+ * @property {string} [state]
  * @property {string | null} [date_min]
  * @property {string | null} [date_max]
  *
@@ -54,7 +55,8 @@ const NUMERIC = /^(Float(16|32|64)|Int(8|16|32|64)|Uint(8|16|32|64))$/;
 
 /** The columns a line can be drawn of: numeric, neither `date` nor part of the series key. */
 export function chartableColumns(/** @type {CatalogEntry} */ entry) {
-  return entry.columns.filter((c) => NUMERIC.test(c.type) && c.name !== 'date' && !entry.series_key.includes(c.name)).map((c) => c.name);
+  const key = entry.series_key ?? [];
+  return (entry.columns ?? []).filter((c) => NUMERIC.test(c.type) && c.name !== 'date' && !key.includes(c.name)).map((c) => c.name);
 }
 
 /**
@@ -110,7 +112,7 @@ export function chartSeries(answers, column) {
   const index = new Map(dates.map((d, i) => [d, i]));
   const ordered = [...answers].sort((a, b) => asOfMillis(b.asOf) - asOfMillis(a.asOf));
   const n = ordered.length;
-  const step = n > 1 ? Math.min(1.5, (WIDEST - THINNEST) / (n - 1)) : 0;
+  const step = n > 1 ? Math.min(3, (WIDEST - THINNEST) / (n - 1)) : 0;
   const lines = ordered.map((a, i) => {
     /** @type {Array<number | null>} */
     const values = new Array(dates.length).fill(null);
