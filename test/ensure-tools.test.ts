@@ -2,9 +2,10 @@
 // case runs the real script with PATH set to a folder of its own: the programs it may find
 // there, plus `id` and `apt-get` stand-ins, since a test must not install packages on the
 // machine nor become another user. nginx and HAProxy are also looked for in /usr/sbin, so
-// the cases that need them missing run only where /usr/sbin has neither.
+// the cases that need them missing run only where /usr/sbin has neither. chromium is
+// looked for at PITCACHE_CHROMIUM: each case points it into its folder.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,8 +32,9 @@ function pathWith(opts: { tools: string[]; uid: number; aptGet: boolean }): { di
   return { dir, aptLog };
 }
 
+/** Runs the script with PATH = dir; chromium is looked for in dir (a stand-in when the case lists it). */
 function run(dir: string): { status: number | null; stderr: string } {
-  const r = spawnSync('/bin/bash', [script], { env: { PATH: dir }, encoding: 'utf8' });
+  const r = spawnSync('/bin/bash', [script], { env: { PATH: dir, PITCACHE_CHROMIUM: join(dir, 'chromium') }, encoding: 'utf8' });
   return { status: r.status, stderr: r.stderr };
 }
 
@@ -40,13 +42,13 @@ const sbinHas = (name: string): boolean => existsSync(`/usr/sbin/${name}`);
 
 describe('scripts/ensure-tools.sh', () => {
   it('does nothing and succeeds when every tool is there', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 0, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'chromium'], uid: 0, aptGet: true });
     expect(run(dir)).toEqual({ status: 0, stderr: '' });
     expect(existsSync(aptLog)).toBe(false);
   });
 
   it('names the missing package and fails when it may not install (not root)', () => {
-    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy'], uid: 1000, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 1000, aptGet: true });
     const r = run(dir);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("the tests need Debian's prometheus: install them (apt-get install prometheus) and run again\n");
@@ -54,28 +56,49 @@ describe('scripts/ensure-tools.sh', () => {
   });
 
   it('fails the same way as root on a machine without apt-get', () => {
-    const { dir } = pathWith({ tools: ['nginx', 'haproxy'], uid: 0, aptGet: false });
+    const { dir } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 0, aptGet: false });
     const r = run(dir);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('(apt-get install prometheus)');
   });
 
   it('as root, updates the package lists first, then installs what is missing', () => {
-    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy'], uid: 0, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 0, aptGet: true });
     const r = run(dir);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe("installing prometheus from Debian's packages (the tests run them)\n");
     expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends prometheus\n');
   });
 
+  it('installs chromium when it is not where playwright-core drives it (PITCACHE_CHROMIUM), even if another chromium is on PATH', () => {
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 0, aptGet: true });
+    mkdirSync(join(dir, 'elsewhere'));
+    writeFileSync(join(dir, 'elsewhere', 'chromium'), '#!/bin/bash\n');
+    const r = run(dir);
+    expect(r).toEqual({ status: 0, stderr: "installing chromium from Debian's packages (the tests run them)\n" });
+    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends chromium\n');
+  });
+
+  it('names chromium when it may not install it', () => {
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 1000, aptGet: true });
+    expect(run(dir)).toEqual({ status: 1, stderr: "the tests need Debian's chromium: install them (apt-get install chromium) and run again\n" });
+    expect(existsSync(aptLog)).toBe(false);
+  });
+
+  it('finds chromium at /usr/bin/chromium when PITCACHE_CHROMIUM is not set', () => {
+    const { dir } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 1000, aptGet: true });
+    const r = spawnSync('/bin/bash', [script], { env: { PATH: dir }, encoding: 'utf8' });
+    expect(r.status).toBe(existsSync('/usr/bin/chromium') ? 0 : 1);
+  });
+
   it.runIf(!sbinHas('nginx') && !sbinHas('haproxy'))('installs every missing package in one apt-get call', () => {
     const { dir, aptLog } = pathWith({ tools: [], uid: 0, aptGet: true });
     expect(run(dir).status).toBe(0);
-    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends prometheus nginx haproxy\n');
+    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends prometheus nginx haproxy chromium\n');
   });
 
   it.runIf(sbinHas('nginx') && sbinHas('haproxy'))('finds nginx and HAProxy in /usr/sbin when PATH lacks it (a non-root PATH)', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool'], uid: 1000, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'chromium'], uid: 1000, aptGet: true });
     expect(run(dir)).toEqual({ status: 0, stderr: '' });
     expect(existsSync(aptLog)).toBe(false);
   });
