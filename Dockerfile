@@ -6,7 +6,6 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY loaders ./loaders
 RUN npm run build
 
 FROM node:20-bookworm-slim

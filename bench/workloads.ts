@@ -3,7 +3,7 @@
  * derived from the data set's plan (series, days), not from reading the data.
  */
 import { writeFile } from 'node:fs/promises';
-import { Rng } from '../loaders/demo/prng.js';
+import { Rng } from '../src/demo/prng.js';
 import { formatDate } from '../src/time/instant.js';
 import type { BenchQuery, WorkloadName } from './alternatives/types.js';
 import { datasetIdOf, seriesKeyOf, type DataSetPlan, type DatasetPlan } from './data/plan.js';

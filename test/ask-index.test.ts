@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AskIndex, type Asked } from '../src/server/ask-index.js';
+import { AskIndex, type Asked } from '../src/cache/ask-index.js';
 
 const entry = (name: string): Asked & { name: string } => ({ ask: null, name });
 const TEXT = ['/gbsi_eu/system_stress', 'country=DE&as_of=2026-04-10', 'application/json', 'gzip'] as const;

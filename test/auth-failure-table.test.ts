@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ADDRESS_KEY_WORDS, addressKey } from '../src/auth/address-key.js';
 import { AuthThrottle } from '../src/auth/auth-throttle.js';
 import { FailureTable, allocateAuthFailures } from '../src/auth/failure-table.js';
-import { spawnModuleWorker } from '../src/server/table-builder.js';
+import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { FailureJob } from './support/auth-failure-hammer.js';
 
 const T0 = Date.UTC(2026, 10, 29, 4, 0, 0); // above 2^32 ms: the window's start takes both words

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openLocation } from '../loaders/open-source.js';
+import { openLocation } from '../src/source/open-source.js';
 import { parseKeysFile, type KeysConfig } from '../src/auth/keys-file.js';
 import { KeyRegistry } from '../src/auth/key-registry.js';
 import { KeysWatcher } from '../src/auth/keys-watcher.js';

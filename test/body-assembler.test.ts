@@ -6,11 +6,11 @@ import { ArrowFormatWriter } from '../src/format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../src/format/csv/csv-writer.js';
 import { JsonFormatWriter } from '../src/format/json/json-writer.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
-import { BodyAssembler } from '../src/server/body-assembler.js';
-import { RequestIds } from '../src/server/request-ids.js';
-import { HEAD_PAGE_BYTES } from '../src/server/head-arena.js';
-import { RequestKey } from '../src/server/request-key.js';
-import { ResponseCache } from '../src/server/response-cache.js';
+import { BodyAssembler } from '../src/cache/body-assembler.js';
+import { RequestIds } from '../src/api/request-ids.js';
+import { HEAD_PAGE_BYTES } from '../src/cache/head-arena.js';
+import { RequestKey } from '../src/cache/request-key.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
 import { pageMeta } from './support/page-meta.js';
 import { rng } from './support/rng.js';
 

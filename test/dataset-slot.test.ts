@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findProduct } from '../src/catalog/products.js';
-import { DatasetRegistry } from '../src/server/dataset-registry.js';
-import { DatasetSlot } from '../src/server/dataset-slot.js';
-import type { Generation } from '../src/server/generation.js';
+import { DatasetRegistry } from '../src/generations/dataset-registry.js';
+import { DatasetSlot } from '../src/generations/dataset-slot.js';
+import type { Generation } from '../src/generations/generation.js';
 
 const gen = (number: number): Generation => ({ number, table: { byteSize: 10 } }) as unknown as Generation;
 const slot = (): DatasetSlot => new DatasetSlot(findProduct('pemi')!, 'grid_stress');

@@ -1,8 +1,10 @@
 /**
  * Code comments cite the rules they implement as `contract N`, `spec X.Y` or `PIT-N`
- * (issue 12: a newcomer must be able to read why every rule exists without files outside
- * the repository). Every citation in src/ must be listed in docs/README.md's table, and
- * every page and anchor that table links to must exist.
+ * (a newcomer must be able to read why every rule exists without files outside the
+ * repository). Every citation in src/ must be listed in docs/README.md's table, and every
+ * page and anchor that table links to must exist. Reasons that are not rules of the
+ * contract are cited as `docs/decisions.md#anchor`; issue numbers, which a reader of the
+ * repository cannot open, are never cited.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -47,5 +49,27 @@ describe('docs/README.md explains every rule the code cites', () => {
       const page = await readFile(join(root, 'docs', file!), 'utf8');
       if (anchor !== undefined) expect(page, `${file}#${anchor}`).toContain(`<a id="${anchor}"></a>`);
     }
+  });
+});
+
+describe('comments cite docs/, never an issue', () => {
+  it('no comment in src/ names an issue number', async () => {
+    const found: string[] = [];
+    for (const f of await sources(join(root, 'src')))
+      for (const [i, line] of (await readFile(f, 'utf8')).split('\n').entries())
+        if (/\bissues? #?\d+/i.test(line)) found.push(`${f.slice(root.length)}:${i + 1}`);
+    expect(found).toEqual([]);
+  });
+
+  it('every docs/<page>.md#<anchor> cited in src/ exists', async () => {
+    let count = 0;
+    for (const f of await sources(join(root, 'src'))) {
+      for (const [, file, anchor] of (await readFile(f, 'utf8')).matchAll(/docs\/([a-z-]+\.md)#([a-z0-9-]+)/g)) {
+        const page = await readFile(join(root, 'docs', file!), 'utf8');
+        expect(page, `${f.slice(root.length)} cites docs/${file}#${anchor}`).toContain(`<a id="${anchor}"></a>`);
+        count++;
+      }
+    }
+    expect(count).toBeGreaterThan(10);
   });
 });

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, demoKeysConfig, ensureDemoData } from '../loaders/demo/index.js';
-import { LocalSource } from '../loaders/local-source.js';
+import { DEMO_KEY, demoKeysConfig, ensureDemoData } from '../src/demo/index.js';
+import { LocalSource } from '../src/source/local-source.js';
 import { silentLogger } from '../src/log/logger.js';
-import { startServer, type RunningServer } from '../src/server/start.js';
+import { startServer, type RunningServer } from '../src/threads/start.js';
 import { openBrowser, type Browser } from './support/browser.js';
 
 /** The contract's example link, with `current` and the demo's documented restatement (loaders/demo/README.md). */

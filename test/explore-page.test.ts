@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPLORE_CSP } from '../src/explore/explore-routes.js';
+import { EXPLORE_CSP } from '../src/api/explore-routes.js';
 import { pitSnapshot } from './support/fixtures.js';
 import { startHarness, TEST_KEY, type Harness } from './support/harness.js';
 

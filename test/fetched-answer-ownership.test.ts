@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
+import { LocalSource } from '../src/source/local-source.js';
 import { headerBlockPairs } from '../src/http/header-block.js';
 import { recordIdText } from '../src/http/record-id.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { etagOf, ifNoneMatchHits } from '../src/format/etag.js';
-import { RequestKey } from '../src/server/request-key.js';
+import { RequestKey } from '../src/cache/request-key.js';
 import { negotiateEncoding, negotiateFormat } from '../src/format/negotiate.js';
 
 function err(f: () => unknown): ApiError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrequencySketch } from '../src/server/frequency-sketch.js';
+import { FrequencySketch } from '../src/cache/frequency-sketch.js';
 import { fnv1a } from '../src/query/hash.js';
 
 const h = (k: string): number => fnv1a(k);

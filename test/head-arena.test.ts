@@ -3,9 +3,9 @@ import { encodeHead } from '../src/format/encoded-body.js';
 import type { PageMeta } from '../src/format/resolved-page.js';
 import type { Mutable } from '../src/mutable.js';
 import { InstantMicros, type ExtensionValue } from '../src/render/envelope.js';
-import { HEAD_PAGE_BYTES, HeadArena } from '../src/server/head-arena.js';
-import { RequestKey } from '../src/server/request-key.js';
-import { ResponseCache } from '../src/server/response-cache.js';
+import { HEAD_PAGE_BYTES, HeadArena } from '../src/cache/head-arena.js';
+import { RequestKey } from '../src/cache/request-key.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
 import { pageMeta } from './support/page-meta.js';
 import { rng } from './support/rng.js';
 

@@ -3,7 +3,7 @@ import { etagOf, ifNoneMatchHits, writeEtag } from '../src/format/etag.js';
 import { fnv1a } from '../src/query/hash.js';
 import { HeaderWriter } from '../src/format/header-writer.js';
 import { headerBlockPairs, ownedBlock } from '../src/http/header-block.js';
-import { normalisedText, RequestKey } from '../src/server/request-key.js';
+import { normalisedText, RequestKey } from '../src/cache/request-key.js';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 

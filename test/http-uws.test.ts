@@ -6,7 +6,7 @@ import { HeaderWriter } from '../src/format/header-writer.js';
 import { assertNativeUws, loadNativeUws } from '../src/http/native-uws.js';
 import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../src/http/types.js';
 import { listen } from '../src/http/uws-server.js';
-import { RequestIds } from '../src/server/request-ids.js';
+import { RequestIds } from '../src/api/request-ids.js';
 import type { ListenOptions, UwsServer } from '../src/http/uws-server.js';
 
 const HOST = '127.0.0.1';

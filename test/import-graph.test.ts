@@ -1,7 +1,8 @@
 /**
- * The import graph of src/ and loaders/ (every relative import, export-from and dynamic
- * import, type-only ones included, as TypeScript's own pre-processor reads them): no cycle,
- * and the layering rules the code relies on.
+ * The import graph of src/ (every relative import, export-from and dynamic import, type-only
+ * ones included, as TypeScript's own pre-processor reads them): no cycle between files or
+ * between folders, and every folder imports only the folders its README.md names on its
+ * `May import:` line.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TREES = ['src', 'loaders'];
+const TREES = ['src'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -81,26 +82,98 @@ function crossings(graph: Map<string, string[]>, fromDir: string, toDir: string)
   return [...graph].flatMap(([file, deps]) => (file.startsWith(fromDir) ? deps.filter((d) => d.startsWith(toDir)).map((d) => `${file} -> ${d}`) : []));
 }
 
-describe('the import graph of src/ and loaders/', () => {
+/** `src/a/x.ts` -> `a`; a file directly in src/ -> null (the root files every folder may use). */
+function folderOf(file: string): string | null {
+  const parts = file.split('/');
+  return parts.length > 2 ? parts[1]! : null;
+}
+
+/** folder -> the folders its files import (itself and the root files left out). */
+export function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const [file, deps] of graph) {
+    const from = folderOf(file);
+    if (from === null) continue;
+    const set = out.get(from) ?? new Set<string>();
+    out.set(from, set);
+    for (const d of deps) {
+      const to = folderOf(d);
+      if (to !== null && to !== from) set.add(to);
+    }
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v].sort()]));
+}
+
+/** The folders a folder's README.md allows: its `May import:` line, up to the first `(` or `:`. */
+export function declaredImports(readme: string): string[] | null {
+  const line = /^May import: (.*)$/m.exec(readme)?.[1];
+  if (line === undefined) return null;
+  const list = line.split(/[(:]/)[0]!.trim().replace(/\.$/, '');
+  return list === 'nothing' ? [] : list.split(',').map((s) => s.trim());
+}
+
+describe('the import graph of src/', () => {
   const graph = importGraph();
 
   it('covers the code base', () => {
     // A resolver that found nothing would pass every rule below.
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('src/server/start.ts')).toContain('src/server/snapshot-loader.ts');
-    expect(graph.get('loaders/s3-source.ts')).toContain('src/time/timers.ts');
+    expect(graph.get('src/threads/start.ts')).toContain('src/generations/snapshot-loader.ts');
+    expect(graph.get('src/source/s3-source.ts')).toContain('src/time/timers.ts');
   });
 
   it('has no import cycle', () => {
     expect(cycles(graph).map((c) => c.join(' <-> '))).toEqual([]);
   });
 
-  it('publish/ imports nothing from server/ (the publisher does not depend on the server)', () => {
-    expect(crossings(graph, 'src/publish/', 'src/server/')).toEqual([]);
+  it('has no import cycle between folders', () => {
+    expect(cycles(folderGraph(graph)).map((c) => c.join(' <-> '))).toEqual([]);
+  });
+
+  it("every folder opens with a README.md whose 'May import:' line covers what it imports", () => {
+    const folders = folderGraph(graph);
+    expect(folders.size).toBeGreaterThan(15);
+    const undeclared: string[] = [];
+    for (const [folder, imports] of folders) {
+      const path = join(ROOT, 'src', folder, 'README.md');
+      expect(existsSync(path), `src/${folder}/README.md`).toBe(true);
+      const allowed = declaredImports(readFileSync(path, 'utf8'));
+      expect(allowed, `src/${folder}/README.md has a 'May import:' line`).not.toBeNull();
+      for (const to of imports) if (!allowed!.includes(to)) undeclared.push(`${folder} -> ${to}`);
+    }
+    expect(undeclared).toEqual([]);
+  });
+
+  it('the publisher, the client and the demo generator import nothing of the serving side', () => {
+    for (const from of ['src/publish/', 'src/client/', 'src/demo/'])
+      for (const to of ['src/api/', 'src/pipeline/', 'src/cache/', 'src/generations/', 'src/threads/', 'src/http/'])
+        expect(crossings(graph, from, to)).toEqual([]);
   });
 
   it('config/ imports nothing from cli/ (the command line is built on the configuration, not the reverse)', () => {
     expect(crossings(graph, 'src/config/', 'src/cli/')).toEqual([]);
+  });
+});
+
+describe('the folder rules', () => {
+  it("folds files into folders, leaving out the root files and a folder's own imports", () => {
+    const g = new Map([
+      ['src/a/x.ts', ['src/a/y.ts', 'src/b/z.ts', 'src/errors.ts']],
+      ['src/a/y.ts', ['src/c/w.ts']],
+      ['src/b/z.ts', []],
+      ['src/errors.ts', ['src/b/z.ts']],
+    ]);
+    expect([...folderGraph(g)]).toEqual([
+      ['a', ['b', 'c']],
+      ['b', []],
+    ]);
+  });
+
+  it("reads a README's 'May import:' line", () => {
+    expect(declaredImports('# x/\n\nOwns: x.\n\nMay import: a, b, c (and the root files).\n')).toEqual(['a', 'b', 'c']);
+    expect(declaredImports('May import: nothing: it ships alone.')).toEqual([]);
+    expect(declaredImports('May import: a.')).toEqual(['a']);
+    expect(declaredImports('# no line')).toBeNull();
   });
 });
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
-import { openSource } from '../loaders/open-source.js';
-import { S3Source } from '../loaders/s3-source.js';
+import { LocalSource } from '../src/source/local-source.js';
+import { openSource } from '../src/source/open-source.js';
+import { S3Source } from '../src/source/s3-source.js';
 import { describeSnapshotSourceContract } from './support/loader-suite.js';
 
 describeSnapshotSourceContract(

@@ -1,12 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { S3SourceError } from '../loaders/s3-errors.js';
-import { S3Source } from '../loaders/s3-source.js';
-import type { S3SourceOptions } from '../loaders/s3-source.js';
+import { S3SourceError } from '../src/source/s3-errors.js';
+import { S3Source } from '../src/source/s3-source.js';
+import type { S3SourceOptions } from '../src/source/s3-source.js';
 import { ManualClock } from '../src/time/clock.js';
 import { ManualTimers } from '../src/time/manual-timers.js';
 import { activeTimers, type Timers } from '../src/time/timers.js';
-import { ObjectMissingError, PreconditionFailedError } from '../loaders/snapshot-source.js';
+import { ObjectMissingError, PreconditionFailedError } from '../src/source/snapshot-source.js';
 import { patternBytes } from './support/loader-suite.js';
 import { startS3rver } from './support/s3rver.js';
 import type { TestS3 } from './support/s3rver.js';

@@ -1,10 +1,10 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { S3Source } from '../loaders/s3-source.js';
-import { StallWatchdog } from '../loaders/s3-watchdog.js';
+import { S3Source } from '../src/source/s3-source.js';
+import { StallWatchdog } from '../src/source/s3-watchdog.js';
 import { ManualClock } from '../src/time/clock.js';
 import { ManualTimers } from '../src/time/manual-timers.js';
-import type { S3SourceOptions } from '../loaders/s3-source.js';
+import type { S3SourceOptions } from '../src/source/s3-source.js';
 import { describeSnapshotSourceContract } from './support/loader-suite.js';
 import { startS3rver, testS3Client } from './support/s3rver.js';
 import type { TestS3 } from './support/s3rver.js';

@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { prometheusText } from '../src/metrics/aggregate.js';
 import { GC_KINDS, GcMetrics } from '../src/metrics/gc-metrics.js';
-import { ServingMetrics } from '../src/server/serving-metrics.js';
+import { ServingMetrics } from '../src/threads/serving-metrics.js';
 import { promtoolCheck } from './support/prom-text.js';
 
 // A full collection on demand: --expose-gc set now reaches a fresh context's global.

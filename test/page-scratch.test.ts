@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutputColumn } from '../src/format/page-view.js';
 import { ownedMeta, type PageMeta } from '../src/format/resolved-page.js';
 import { InstantMicros } from '../src/render/envelope.js';
-import { PageScratch } from '../src/server/page-scratch.js';
+import { PageScratch } from '../src/pipeline/page-scratch.js';
 import type { BoolColumn, Date32Column, FloatColumn } from '../src/store/column.js';
 
 const date = (name: string): Date32Column => ({ kind: 'date32', name, validity: null, values: new Int32Array(4) });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
+import { LocalSource } from '../src/source/local-source.js';
 import { decodeArrowTable } from '../src/publish/arrow-input.js';
 import { parseCsv } from '../src/publish/csv-parse.js';
 import { describeType, readArrowSchema } from '../src/publish/dataset-schema.js';

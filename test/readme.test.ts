@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { DEMO_ADMIN_KEY, DEMO_EU_KEY, DEMO_KEY } from '../loaders/demo/keys.js';
+import { DEMO_ADMIN_KEY, DEMO_EU_KEY, DEMO_KEY } from '../src/demo/keys.js';
 import { optionsMarkdownTable } from '../src/cli/usage.js';
 import { silentLogger } from '../src/log/logger.js';
 import { serveOptionRows } from '../src/config/serve-config.js';
@@ -22,9 +22,9 @@ describe('README examples answer on the demo', () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { ensureDemoData, demoKeysConfig } = await import('../loaders/demo/index.js');
-    const { LocalSource } = await import('../loaders/local-source.js');
-    const { startServer } = await import('../src/server/start.js');
+    const { ensureDemoData, demoKeysConfig } = await import('../src/demo/index.js');
+    const { LocalSource } = await import('../src/source/local-source.js');
+    const { startServer } = await import('../src/threads/start.js');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     const urls = [
       ...new Set(readme.match(/http:\/\/127\.0\.0\.1:8080\/[a-z_]+\/[a-z_]+(\/(?:walk_forward|vintages))?(\?[^'"\s)$]*)?(?=['"\s)])/g) ?? []),

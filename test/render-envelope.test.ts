@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { ByteWriter } from '../src/render/byte-writer.js';
 import { InstantMicros, restampEnvelopeMetadata, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
-import { RequestIds } from '../src/server/request-ids.js';
+import { RequestIds } from '../src/api/request-ids.js';
 import { renderError } from '../src/render/error-body.js';
 import { ageIsFixed, dataAgeHours, type PageMeta } from '../src/format/resolved-page.js';
 import { pageMeta } from './support/page-meta.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestIds } from '../src/server/request-ids.js';
+import { RequestIds } from '../src/api/request-ids.js';
 
 describe('RequestIds: req_ + 8 random base-36 characters + a 10-digit base-36 counter', () => {
   it('counts in base 36 from zero, carrying through every digit, after a prefix taken from the random bytes', () => {

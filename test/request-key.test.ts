@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { PageMeta } from '../src/format/resolved-page.js';
 import { CanonicalText } from '../src/query/canonical-text.js';
 import { fnv1a } from '../src/query/hash.js';
-import { normalisedText, RequestKey, type KeyParts } from '../src/server/request-key.js';
-import { ResponseCache } from '../src/server/response-cache.js';
+import { normalisedText, RequestKey, type KeyParts } from '../src/cache/request-key.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
 
 type Parts = [dataset: string, generation: number, canonical: string, format: string, columns: string, encoding: string | null, cursor: string | null];
 

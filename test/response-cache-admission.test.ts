@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PageMeta } from '../src/format/resolved-page.js';
-import { RequestKey } from '../src/server/request-key.js';
-import { ResponseCache } from '../src/server/response-cache.js';
+import { RequestKey } from '../src/cache/request-key.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
 
 /**
  * ResponseCache's admission on its own, driven as a data endpoint drives it (get, and on a

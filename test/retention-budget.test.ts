@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, parseBudget, parseDuration, RetentionBudget } from '../src/server/retention-budget.js';
+import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, parseBudget, parseDuration, RetentionBudget } from '../src/generations/retention-budget.js';
 
 const ids = (es: Array<{ dataset: string; generation: number }>) => es.map((e) => `${e.dataset}#${e.generation}`);
 

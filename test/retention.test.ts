@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalSource } from '../loaders/local-source.js';
+import { LocalSource } from '../src/source/local-source.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';

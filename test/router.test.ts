@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import type { HttpRequest } from '../src/http/types.js';
-import { route, Router, type RouteAnswer } from '../src/server/router.js';
+import { route, Router, type RouteAnswer } from '../src/api/router.js';
 
 const answer = (text: string): RouteAnswer => ({ status: 200, contentType: 'text/plain', body: Buffer.from(text) });
 

@@ -5,7 +5,7 @@ import { allocateRowArena, ROW_SLOT_BYTES, type RowArenaMemory } from '../src/re
 import { RowCache } from '../src/render/row-cache.js';
 import { ROW_FORMAT_JSON } from '../src/render/row-owner.js';
 import { RowRenderer } from '../src/render/row-renderer.js';
-import { spawnModuleWorker } from '../src/server/table-builder.js';
+import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { HammerJob, HammerResult } from './support/row-arena-hammer.js';
 import type { TearingJob, TearingResult } from './support/slot-tearing.js';
 import { rowTable } from './support/row-tables.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlotLru, type LeaveReason } from '../src/server/slot-lru.js';
+import { SlotLru, type LeaveReason } from '../src/cache/slot-lru.js';
 
 interface Value {
   readonly id: number;

@@ -1,12 +1,12 @@
 /**
  * What each benchmark data set holds: which datasets, how many series, which days. The
- * datasets look like the demo's (same columns, types, lags, revision habits: loaders/demo),
+ * datasets look like the demo's (same columns, types, lags, revision habits: src/demo),
  * only with many more series and a longer history, so the numbers describe the real shapes.
  * Everything here is a pure function of the data set name and the mode: the workloads derive
  * their queries from the same plan, without reading the data.
  */
-import { DEMO_DATASETS } from '../../loaders/demo/catalog.js';
-import type { DemoDatasetDef } from '../../loaders/demo/dataset-def.js';
+import { DEMO_DATASETS } from '../../src/demo/catalog.js';
+import type { DemoDatasetDef } from '../../src/demo/dataset-def.js';
 import { findProduct } from '../../src/catalog/products.js';
 import { parseDate } from '../../src/time/instant.js';
 

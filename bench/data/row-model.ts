@@ -2,12 +2,12 @@
  * The values and version history of one benchmark dataset, row by row. Values come from the
  * demo model itself (its simulate() over the first year, replayed with a per-series shift and
  * scale), so columns, nulls and labels look like the demo's; version timing follows
- * loaders/demo/build-dataset.ts (lags, backfill on the floor day, ties, restatements, a
+ * src/demo/build-dataset.ts (lags, backfill on the floor day, ties, restatements, a
  * rebuild), applied key by key so nothing but the current key is held in memory.
  */
-import type { DemoValue, ValueRow } from '../../loaders/demo/dataset-def.js';
-import { Rng } from '../../loaders/demo/prng.js';
-import { DEMO_START_DATE } from '../../loaders/demo/generate.js';
+import type { DemoValue, ValueRow } from '../../src/demo/dataset-def.js';
+import { Rng } from '../../src/demo/prng.js';
+import { DEMO_START_DATE } from '../../src/demo/generate.js';
 import { US_PER_DAY, US_PER_SECOND, parseDate } from '../../src/time/instant.js';
 import { GENERATOR_VERSION, businessDaysOf, datasetIdOf, type DatasetPlan } from './plan.js';
 

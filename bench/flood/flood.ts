@@ -12,7 +12,7 @@ import http from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
+import { DEMO_KEY } from '../../src/demo/ensure-demo.js';
 import { startDemoServer } from '../lib/demo-server.js';
 import { repoRoot } from '../lib/paths.js';
 

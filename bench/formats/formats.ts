@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
-import { DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
+import { DEMO_KEY } from '../../src/demo/ensure-demo.js';
 import { distScript, repoRoot } from '../lib/paths.js';
 import { startDemoServer } from '../lib/demo-server.js';
 import { spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';

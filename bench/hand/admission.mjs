@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 const root = resolve(process.argv[2] ?? '.');
 const mib = Number(process.argv[3] ?? 64);
 const kib = Number(process.argv[4] ?? 33);
-const { ResponseCache } = await import(pathToFileURL(`${root}/dist/src/server/response-cache.js`).href);
+const { ResponseCache } = await import(pathToFileURL(`${root}/dist/src/cache/response-cache.js`).href);
 const body = new Uint8Array(kib * 1024);
 const meta = { generation: 1 };
 const DATASET = 'wssi_us/demand_shock';

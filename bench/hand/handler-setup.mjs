@@ -17,11 +17,11 @@ export async function benchHandler(root, { responseCacheMiB, rowMiB, data = proc
   const { parseKeysFile } = await load('src/auth/keys-file.js');
   const { RateLimiter } = await load('src/auth/rate-limiter.js');
   const { silentLogger } = await load('src/log/logger.js');
-  const { createApiHandler } = await load('src/server/api-handler.js');
-  const { DatasetRegistry } = await load('src/server/dataset-registry.js');
-  const { buildGeneration } = await load('src/server/load-generation.js');
-  const { inlineBuilder } = await load('src/server/table-builder.js');
-  const { RequestIds } = await load('src/server/request-ids.js');
+  const { createApiHandler } = await load('src/api/api-handler.js');
+  const { DatasetRegistry } = await load('src/generations/dataset-registry.js');
+  const { buildGeneration } = await load('src/generations/load-generation.js');
+  const { inlineBuilder } = await load('src/generations/table-builder.js');
+  const { RequestIds } = await load('src/api/request-ids.js');
   const { ManualClock } = await load('src/time/clock.js');
 
   const registry = new DatasetRegistry();

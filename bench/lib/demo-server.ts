@@ -2,7 +2,7 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDemoData } from '../../loaders/demo/ensure-demo.js';
+import { ensureDemoData } from '../../src/demo/ensure-demo.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { noDrainArgs } from './cli-flags.js';
 import { cliPath, repoRoot } from './paths.js';

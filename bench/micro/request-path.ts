@@ -6,15 +6,15 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
-import { DEMO_DATASETS, DEMO_KEY, demoKeysConfig, demoSnapshotSpec } from '../../loaders/demo/index.js';
+import { DEMO_DATASETS, DEMO_KEY, demoKeysConfig, demoSnapshotSpec } from '../../src/demo/index.js';
 import { KeyRegistry } from '../../src/auth/key-registry.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { createApiHandler } from '../../src/server/api-handler.js';
-import { DatasetRegistry } from '../../src/server/dataset-registry.js';
-import { makeGeneration, nextGenerationUid } from '../../src/server/generation.js';
-import { RequestIds } from '../../src/server/request-ids.js';
+import { createApiHandler } from '../../src/api/api-handler.js';
+import { DatasetRegistry } from '../../src/generations/dataset-registry.js';
+import { makeGeneration, nextGenerationUid } from '../../src/generations/generation.js';
+import { RequestIds } from '../../src/api/request-ids.js';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { buildTable } from '../../src/store/build-table.js';

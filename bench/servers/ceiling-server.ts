@@ -1,7 +1,7 @@
 /**
  * The ceiling (issue 11.1): uWebSockets.js answering every request with one fixed body of
  * the workload's mean answer size, on N threads sharing one port (SO_REUSEPORT, as
- * src/server/serving-pool.ts does). No lookup, no encoding: what is left is HTTP + bytes,
+ * src/threads/serving-pool.ts does). No lookup, no encoding: what is left is HTTP + bytes,
  * the most any handler on this stack could reach on this machine.
  *
  * GET /metrics answers what the bench reads off pitcache's /metrics around a run (bench/lib/gc-scrape.ts):
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { loadNativeUws } from '../../src/http/native-uws.js';
 import { GC_KINDS, GcMetrics } from '../../src/metrics/gc-metrics.js';
-import { spawnModuleWorker } from '../../src/server/table-builder.js';
+import { spawnModuleWorker } from '../../src/generations/table-builder.js';
 
 interface Init {
   readonly host: string;

@@ -5,11 +5,11 @@
  *
  *   node dist/bench/servers/node-http-server.js --source DIR --keys FILE --port P
  *
- * The wiring follows src/server/start.ts, with the transport swapped. (A `listen` seam in
+ * The wiring follows src/threads/start.ts, with the transport swapped. (A `listen` seam in
  * StartOptions would let this file call startServer itself.)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { openSource, readLocation } from '../../loaders/open-source.js';
+import { openSource, readLocation } from '../../src/source/open-source.js';
 import { KeyRegistry } from '../../src/auth/key-registry.js';
 import { loadKeysFile } from '../../src/auth/keys-file.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
@@ -18,12 +18,12 @@ import { headerBlockPairs } from '../../src/http/header-block.js';
 import { recordIdText } from '../../src/http/record-id.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { createLogger } from '../../src/log/logger.js';
-import { createAdminOps } from '../../src/server/admin.js';
-import { createApiHandler } from '../../src/server/api-handler.js';
-import { DatasetRegistry } from '../../src/server/dataset-registry.js';
-import { RequestIds } from '../../src/server/request-ids.js';
-import { SnapshotLoader } from '../../src/server/snapshot-loader.js';
-import { WorkerTableBuilder } from '../../src/server/table-builder.js';
+import { createAdminOps } from '../../src/api/admin.js';
+import { createApiHandler } from '../../src/api/api-handler.js';
+import { DatasetRegistry } from '../../src/generations/dataset-registry.js';
+import { RequestIds } from '../../src/api/request-ids.js';
+import { SnapshotLoader } from '../../src/generations/snapshot-loader.js';
+import { WorkerTableBuilder } from '../../src/generations/table-builder.js';
 import { realTimers } from '../../src/time/timers.js';
 import { systemClock } from '../../src/time/clock.js';
 

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC, type Table } from 'apache-arrow';
-import { DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
+import { DEMO_KEY } from '../../src/demo/ensure-demo.js';
 import { startDemoServer } from '../lib/demo-server.js';
 import { distScript, repoRoot } from '../lib/paths.js';
 import { readMemory, spawnLogged, waitFor200 } from '../lib/proc.js';

@@ -30,7 +30,7 @@ export function authFailureMemory(limit: AuthFailLimit): AuthFailureMemory {
 }
 
 /**
- * Failed authentications per client address (issue 14; OWASP API2): after `count` failures
+ * Failed authentications per client address (docs/decisions.md#auth-throttle): after `count` failures
  * in a window, the address gets 429 until the window ends, for every request, checked
  * before its key is hashed, so a guesser costs a table lookup, not a sha256. One table for
  * every serving thread (failure-table.ts, on shared memory), so the limit holds per address

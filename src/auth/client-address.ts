@@ -1,5 +1,5 @@
 /**
- * Who the client is, for the failed-authentication throttle (issue 14): the socket's peer,
+ * Who the client is, for the failed-authentication throttle (docs/decisions.md#auth-throttle): the socket's peer,
  * or, only when that peer is a proxy ops declared (`--trusted-proxies`, CIDRs, none by
  * default), the last hop of X-Forwarded-For that is not itself a trusted proxy. A client
  * talking to pitcache directly can write any X-Forwarded-For it likes; it changes nothing,

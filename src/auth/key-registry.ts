@@ -38,7 +38,7 @@ export class KeyRegistry {
   #cache: LRUCache<string, number> | null;
   /**
    * lru-cache's get defaults its options to a fresh `{}` per call: one kept object saves that
-   * per request (issue 11). get writes `status` into it, which stays undefined unless a
+   * per request (docs/decisions.md#allocation). get writes `status` into it, which stays undefined unless a
    * diagnostics_channel subscriber listens to lru-cache (none does in pitcache).
    */
   readonly #getOptions: LRUCache.GetOptions<string, number, unknown> = {};

@@ -1,4 +1,4 @@
-import type { ConditionalRead } from '../../loaders/snapshot-source.js';
+import type { ConditionalRead } from '../source/snapshot-source.js';
 import { parseKeysFile, type KeysConfig } from './keys-file.js';
 
 /** What a check did: for logs, metrics and tests. */

@@ -1,7 +1,7 @@
-import { openSource } from '../../loaders/open-source.js';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { openSource } from '../source/open-source.js';
+import type { SnapshotSource } from '../source/snapshot-source.js';
 import { parseAsofConfig } from '../config/asof-config.js';
-import { writeAsOfAnswer } from '../query/as-of-answer.js';
+import { writeAsOfAnswer } from './as-of-answer.js';
 import { processIo, type CommandIo } from '../publish/output.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { commandUsage, COMMANDS, wantsHelp } from './usage.js';

@@ -1,5 +1,5 @@
-import { openSource } from '../../loaders/open-source.js';
-import type { PrunableSource } from '../../loaders/snapshot-source.js';
+import { openSource } from '../source/open-source.js';
+import type { PrunableSource } from '../source/snapshot-source.js';
 import { parsePruneConfig } from '../config/prune-config.js';
 import { processIo, type CommandIo } from '../publish/output.js';
 import { prune, type PrunedDataset } from '../publish/prune.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { openSource } from '../../loaders/open-source.js';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { openSource } from '../source/open-source.js';
+import type { SnapshotSource } from '../source/snapshot-source.js';
 import { parsePublishConfig, type PublishConfig } from '../config/publish-config.js';
 import { processIo, type CommandIo } from '../publish/output.js';
 import { publish, type PublishInput, type PublishResult } from '../publish/publish.js';

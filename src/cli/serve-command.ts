@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
-import { LocalSource } from '../../loaders/local-source.js';
-import { openLocation, openSource } from '../../loaders/open-source.js';
-import type { ConditionalRead, SnapshotSource } from '../../loaders/snapshot-source.js';
-import { ensureDemoData, demoKeysConfig, DEMO_KEY } from '../../loaders/demo/ensure-demo.js';
+import { LocalSource } from '../source/local-source.js';
+import { openLocation, openSource } from '../source/open-source.js';
+import type { ConditionalRead, SnapshotSource } from '../source/snapshot-source.js';
+import { ensureDemoData, demoKeysConfig, DEMO_KEY } from '../demo/ensure-demo.js';
 import { parseKeysFile, type KeysConfig } from '../auth/keys-file.js';
 import { KeysWatcher } from '../auth/keys-watcher.js';
 import { parseServeConfig, SHUTDOWN_GRACE_SECONDS, type ServeConfig } from '../config/serve-config.js';
 import { ServeSignals } from '../lifecycle/signals.js';
 import { AccessLog } from '../log/access-log.js';
 import { createLogger, type Logger } from '../log/logger.js';
-import { startServer } from '../server/start.js';
+import { startServer } from '../threads/start.js';
 import { activeTimers, realTimers } from '../time/timers.js';
 import { serveUsage, wantsHelp } from './usage.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseBudget, parseDuration, type Budget } from '../server/retention-budget.js';
-import { parseStoreLocation } from './location.js';
+import { parseBudget, parseDuration, type Budget } from '../generations/retention-budget.js';
+import { parseStoreLocation } from '../source/location.js';
 
 /**
  * Value types of command-line options. Each reads the raw text of a flag or an environment

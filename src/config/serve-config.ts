@@ -7,7 +7,7 @@ import { TrustedProxies } from '../auth/client-address.js';
 import type { LogLevel } from '../log/logger.js';
 import type { OptionRow, OptionSpec } from './option-table.js';
 import { optionRows, optionSpecs } from './option-table.js';
-import type { Budget } from '../server/retention-budget.js';
+import type { Budget } from '../generations/retention-budget.js';
 import { booleanOption, budgetOption, durationOption, enumOption, integerOption, locationOption, pathOption, wordOption } from './option-types.js';
 import { parseOptions } from './parse-options.js';
 

@@ -2,7 +2,7 @@ import type { HeaderWriter } from './header-writer.js';
 
 /**
  * What a weak ETag names: the generation, in clear, and the two 32-bit hashes of the
- * normalised request (server/request-key.ts: FNV-1a of `${dataset}\u0001${normalised text}`
+ * normalised request (cache/request-key.ts: FNV-1a of `${dataset}\u0001${normalised text}`
  * from two seeds; two make collisions between live answers negligible).
  */
 export interface EtagSource {

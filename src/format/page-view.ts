@@ -1,7 +1,7 @@
 import type { Column } from '../store/column.js';
 
 /**
- * The seam between "what rows" and "how they are written" (see docs/ and issue 12).
+ * The seam between "what rows" and "how they are written" (docs/decisions.md#rows-and-writers).
  *
  * A query resolves to a PageView: the physical row ids of one page, in output order, and
  * the columns to write. Every format writer (JSON, CSV, Arrow) takes the same PageView, so

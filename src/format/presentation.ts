@@ -49,7 +49,7 @@ export function splitPresentation(rawQuery: string): Presentation {
 
 /**
  * Whether a parameter of the raw query is named exactly `key` (followed by '=', '&' or the
- * end). A scan, not a regex: RegExp#test left about 56 bytes per request (issue 11).
+ * end). A scan, not a regex: RegExp#test left about 56 bytes per request (docs/decisions.md#allocation).
  */
 function namesKey(raw: string, key: string): boolean {
   const n = key.length;

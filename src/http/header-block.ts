@@ -2,7 +2,7 @@
  * Response headers handed to the transport as bytes instead of name/value strings. A data
  * answer carries about ten headers (ETag, x-count, x-data-age-hours, Link...); as pairs
  * each costs a string or two per request, and the transport then crosses into native code
- * once per header. Written into a buffer the endpoint reuses they cost neither (issue 11:
+ * once per header. Written into a buffer the endpoint reuses they cost neither (docs/decisions.md#allocation:
  * near-zero allocation per request).
  *
  * uWS's `writeHeader(name, value)` writes `name: value\r\n` exactly as given, so a whole

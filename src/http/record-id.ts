@@ -4,7 +4,7 @@
  * refilled by the next request. Bytes are valid like the transport's request object: until
  * the handler returns or first awaits. An answer that comes later takes `recordIdText` of
  * it before it awaits, as it takes `ownedRequest` of the request. A string per request was
- * a sixth of what a data request allocated (issue 11: near-zero allocation); the header and
+ * a sixth of what a data request allocated (near-zero allocation: docs/decisions.md#allocation); the header and
  * the JSON envelope write the bytes as they are, and only error bodies and log lines, which
  * are rarer, make the string.
  */

@@ -251,8 +251,8 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
   };
 
   /**
-   * The request handed to the handler: one per route, refilled per request (issue 11: near-zero
-   * allocation per request). Valid until the handler returns or awaits, like `client`: a
+   * The request handed to the handler: one per route, refilled per request (near-zero
+   * allocation per request: docs/decisions.md#allocation). Valid until the handler returns or awaits, like `client`: a
    * handler that answers later copies what it needs first (ownedRequest, types.ts).
    */
   const request: Mutable<HttpRequest> = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '', client };

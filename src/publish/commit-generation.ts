@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PreconditionFailedError, type SnapshotSource } from '../../loaders/snapshot-source.js';
+import { PreconditionFailedError, type SnapshotSource } from '../source/snapshot-source.js';
 import { historyPath, MANIFEST_FORMAT, manifestBytes, manifestPath, manifestSchema, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
 import { generationObjectName } from '../snapshot/write-generation.js';
 

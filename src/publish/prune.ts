@@ -1,4 +1,4 @@
-import type { DatasetRef, PrunableSource } from '../../loaders/snapshot-source.js';
+import type { DatasetRef, PrunableSource } from '../source/snapshot-source.js';
 import type { DatasetSelection } from '../catalog/dataset-selection.js';
 import { parseManifest, type Manifest } from '../snapshot/manifest.js';
 import { readManifest } from '../snapshot/read-manifest.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import type { SnapshotSource } from '../source/snapshot-source.js';
 import { findProduct, isNamedDataset } from '../catalog/products.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { objectPath, type Manifest } from '../snapshot/manifest.js';

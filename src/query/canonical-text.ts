@@ -18,7 +18,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * The canonical text of a query, written part by part into one buffer of UTF-16 code units
  * and made a string once (`take`). A template literal of a dozen parts made a rope of a
  * dozen cons strings, then a flat copy when it was first hashed, and a string per number:
- * about 0.6 KB of garbage per request (issue 11: near-zero allocation per request). The
+ * about 0.6 KB of garbage per request (near-zero allocation per request: docs/decisions.md#allocation). The
  * text is the same, unit for unit, so fingerprints (cursors issued by other replicas and
  * releases) and ETags do not change: test/canonical-text.test.ts holds the parsers to the
  * joined form they used to build.
@@ -163,7 +163,7 @@ export const canonicalText = new CanonicalText();
  * A query's canonical text: its own string, or, for a query parsed into a serving thread's
  * scratch, the thread's CanonicalText itself, valid like the scratch until the next parse.
  * A loop or random-date request's text is new every time, and making it a string was a
- * quarter of what a request allocated (issue 11); the response cache reads the units where
+ * quarter of what a request allocated (docs/decisions.md#allocation); the response cache reads the units where
  * they were written and makes the string only for what it keeps (RequestKey.copy).
  */
 export type CanonicalForm = string | CanonicalText;

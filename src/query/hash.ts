@@ -14,7 +14,7 @@ export function fnv1a(text: string, seed = FNV_OFFSET): number {
 /**
  * FNV-1a's steps over a string's units from `h`, as an int32 (`>>> 0` gives fnv1a): a hash
  * chained over parts stays a small integer, where an unsigned one above 2^31 would be a
- * heap number at every call that is not inlined (issue 11: near-zero allocation).
+ * heap number at every call that is not inlined (near-zero allocation: docs/decisions.md#allocation).
  */
 export function fnvRun(text: string, h: number): number {
   for (let i = 0; i < text.length; i++) h = fnvStep(h, text.charCodeAt(i));

@@ -21,7 +21,7 @@ export interface ParamRules {
  * The query string scanned once: for each parameter given, the string its value lies in
  * and where: the raw query string, or the decoded text when it was percent-encoded. Dates
  * and integers are read where they lie, so a request makes no string per parameter
- * (issue 11: near-zero allocation per request); `text` slices one out for the few that
+ * (near-zero allocation per request: docs/decisions.md#allocation); `text` slices one out for the few that
  * need a string.
  *
  * One per thread, reused by every scan (splitParams): a Params is read by the parser that
@@ -243,7 +243,7 @@ const NO_FILTERS: readonly FilterClause[] = Object.freeze([]);
  * Loops, not some/find with closures, no sort of a single value (V8's sort allocates its
  * work array whatever the length), and the list made at its final length (a push past a
  * literal's length reserves 17 more slots). With a scratch (a serving thread's), the list
- * and clauses are the thread's own and a filter costs only its value's string (issue 11:
+ * and clauses are the thread's own and a filter costs only its value's string (docs/decisions.md#allocation:
  * near-zero allocation per request).
  */
 export function filterParams(params: Params, product: ProductSpec, scratch: QueryScratch | null = null): readonly FilterClause[] {

@@ -3,8 +3,8 @@ import type { FilterClause, Query } from './query.js';
 
 /**
  * What a serving thread parses its data requests into: one Query, and lists of filter
- * clauses, refilled by every parse that is handed this scratch (issue 11: near-zero
- * allocation per request). Like the page a request resolves into (PageScratch), they are
+ * clauses, refilled by every parse that is handed this scratch (near-zero
+ * allocation per request: docs/decisions.md#allocation). Like the page a request resolves into (PageScratch), they are
  * read at once, by pin and resolve, and never kept. Its canonical text is the thread's
  * CanonicalText itself (canonical-text.ts): the response cache makes a string of it only for
  * what it keeps (RequestKey.copy), and ETags and cursors keep hashes. A caller that keeps

@@ -61,7 +61,7 @@ const SCAN_MAX_VALUES = 8;
 /**
  * Whether the series at `row` has one of `values` in `col` (null never matches). A loop's
  * request names one value per clause: comparing it with the row's dictionary string costs
- * less than building a Set per request (issue 11: near-zero allocation per request).
+ * less than building a Set per request (near-zero allocation per request: docs/decisions.md#allocation).
  */
 function accepts(col: StringColumn, values: readonly string[], row: number): boolean {
   const v = col.dict.values[col.codes[row]!];

@@ -21,7 +21,7 @@ export class ByteWriter {
   /**
    * views[n % VIEW_SLOTS]: the last view of the storage made for a length of n, or
    * undefined. A view is about 100 bytes of heap; a header block or a suffix comes back at
-   * the same few lengths request after request, so those views are made once (issue 11:
+   * the same few lengths request after request, so those views are made once (docs/decisions.md#allocation:
    * near-zero allocation per request). Bodies of varying length mostly miss, and cost what
    * they did. Emptied when the storage is replaced.
    */

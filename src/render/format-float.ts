@@ -31,7 +31,7 @@ const digits = new Uint8Array(18);
 /**
  * The double being written, handed to putFloatIn and putFraction through memory, not as an
  * argument: a double passed to a call V8 does not inline is boxed into a fresh HeapNumber,
- * one per cell (issue 11.3: allocation per request). Read once at their start.
+ * one per cell (allocation per request: docs/decisions.md#allocation). Read once at their start.
  */
 const arg = new Float64Array(1);
 

@@ -106,7 +106,7 @@ export function putDateQuoted(b: Uint8Array, p: number, days: number): number {
  * argument: a double passed to a call V8 does not inline is boxed into a fresh HeapNumber
  * (instants in µs, and in seconds past 2^30, are never small integers). The generated row
  * writer runs out of inlining budget on wide rows, so three timestamp cells a row were
- * three HeapNumbers a row: 93 KB of a 10,000-row page's 97 KB (issue 11.3). Only small
+ * three HeapNumbers a row: 93 KB of a 10,000-row page's 97 KB (docs/decisions.md#allocation). Only small
  * integers (a day number, a second of the day) cross a call from here.
  */
 const arg = new Float64Array(1);

@@ -3,7 +3,7 @@
  * since the doorkeeper was last cleared ('second').
  *
  * Keeping a row costs a copy of its text into shared memory plus a claim and a publish of
- * its slot: measured at about 40% of rendering the row itself (bench/RESULTS.md, issue 11).
+ * its slot: measured at about 40% of rendering the row itself (docs/decisions.md#row-arena).
  * A row asked for once is never copied back, so on traffic whose rows rarely recur
  * (random decision dates over a large table) keeping every fresh row costs more than the
  * arena saves, and it evicts rows that do recur. Walk-forward loops ask for a row again on

@@ -1,4 +1,4 @@
-import type { DatasetRef, SnapshotSource } from '../../loaders/snapshot-source.js';
+import type { DatasetRef, SnapshotSource } from '../source/snapshot-source.js';
 import { fromSource, OpsError } from '../ops-errors.js';
 import { manifestPath, parseManifest, type Manifest } from './manifest.js';
 

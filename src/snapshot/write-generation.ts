@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RecordBatchReader } from 'apache-arrow';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import type { SnapshotSource } from '../source/snapshot-source.js';
 import { historyPath, MANIFEST_FORMAT, manifestBytes, manifestPath, manifestSchema, objectPath } from './manifest.js';
 import type { Manifest } from './manifest.js';
 import { parseRfc3339 } from '../time/instant.js';

@@ -21,7 +21,7 @@ export function dayOfUs(us: number): number {
  * Parses a strict `YYYY-MM-DD` calendar date (all of text, or text[start..end)) to days
  * since epoch, or null when it is not one.
  * Read by character codes: every data request parses two or three dates, and a regex match
- * allocates its result array (issue 11: near-zero allocation per request).
+ * allocates its result array (near-zero allocation per request: docs/decisions.md#allocation).
  */
 export function parseDate(text: string, start = 0, end = text.length): number | null {
   // text[start..end) is the date: a query parameter is read where it lies in the query string

@@ -2,12 +2,12 @@ import { PAGE_SLOT_COST } from '../../src/render/page-arena.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalSource } from '../../loaders/local-source.js';
+import { LocalSource } from '../../src/source/local-source.js';
 import { buildKeysConfig } from '../../src/auth/keys-file.js';
 import { buildArrowSnapshot, type IpcFormat, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
-import type { ApiHandler } from '../../src/server/api-handler.js';
-import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
+import type { ApiHandler } from '../../src/api/api-handler.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/threads/start.js';
 import { ManualClock, type Clock } from '../../src/time/clock.js';
 import { inProcessRequest, inProcessTransport } from './in-process.js';
 

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { headerBlockPairs } from '../../src/http/header-block.js';
 import { recordIdText } from '../../src/http/record-id.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
-import type { Transport } from '../../src/server/start.js';
+import type { Transport } from '../../src/threads/start.js';
 import type { Reply } from './harness.js';
 
 /** A transport that keeps the handler instead of listening. */

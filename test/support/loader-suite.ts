@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
-import { PreconditionFailedError } from '../../loaders/snapshot-source.js';
+import type { SnapshotSource } from '../../src/source/snapshot-source.js';
+import { PreconditionFailedError } from '../../src/source/snapshot-source.js';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import type { SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { manifestPath, objectPath, parseManifest } from '../../src/snapshot/manifest.js';

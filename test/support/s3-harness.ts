@@ -7,13 +7,13 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { S3Source, type S3SourceOptions } from '../../loaders/s3-source.js';
-import type { SnapshotSource } from '../../loaders/snapshot-source.js';
+import { S3Source, type S3SourceOptions } from '../../src/source/s3-source.js';
+import type { SnapshotSource } from '../../src/source/snapshot-source.js';
 import { buildKeysConfig } from '../../src/auth/keys-file.js';
 import { createLogger, type LogSink } from '../../src/log/logger.js';
 import { buildArrowSnapshot, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
-import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/threads/start.js';
 import { ManualTimers as BaseManualTimers } from '../../src/time/manual-timers.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { expect } from 'vitest';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LocalSource } from '../../loaders/local-source.js';
+import { LocalSource } from '../../src/source/local-source.js';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import { pitSnapshot, type PitRow } from './fixtures.js';

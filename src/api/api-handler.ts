@@ -1,0 +1,252 @@
+import type { AuthThrottle } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
+import type { KeyRegistry } from '../auth/key-registry.js';
+import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
+import { ApiError, type HeaderPairs } from '../errors.js';
+import { recordIdText, type RecordId } from '../http/record-id.js';
+import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../http/types.js';
+import type { AccessRecord } from '../log/access-log.js';
+import type { Logger } from '../log/logger.js';
+import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
+import { renderError } from '../render/error-body.js';
+import type { RowArenaMemory } from '../render/row-arena.js';
+import type { Clock } from '../time/clock.js';
+import type { AdminOps } from './admin.js';
+import { apiRoutes } from './api-routes.js';
+import type { DataEndpoint } from '../pipeline/data-answer.js';
+import { createDataEndpoint } from '../pipeline/data-endpoint.js';
+import type { GenerationSupply } from '../generations/generation-supply.js';
+import type { DatasetRegistry } from '../generations/dataset-registry.js';
+import { DatasetSlot } from '../generations/dataset-slot.js';
+import { notServedHere } from './not-served.js';
+import type { RequestIds } from './request-ids.js';
+import { Router, type RouteAnswer, type RouteRequest } from './router.js';
+import type { Mutable } from '../mutable.js';
+
+export interface ApiDeps {
+  readonly registry: DatasetRegistry;
+  readonly keys: KeyRegistry;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly ids: RequestIds;
+  readonly log: Logger;
+  /** the operational endpoints; absent = they answer 404 */
+  readonly admin?: AdminOps;
+  /** bytes of rendered bodies kept for repeated queries; 0 or absent = no cache */
+  readonly responseCacheBytes?: number;
+  /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
+  readonly rowCacheBytes?: number;
+  /** bytes of whole pages kept beside that row arena (page-cache.ts); 0 or absent = none */
+  readonly pageCacheBytes?: number;
+  /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of rowCacheBytes */
+  readonly rowArena?: RowArenaMemory | null;
+  /** one record per answered request; absent = no access log */
+  readonly access?: (r: AccessRecord) => void;
+  /** this serving thread's request counters; absent = none kept */
+  readonly metrics?: RequestMetrics;
+  /** failed authentications per client address (`--auth-fail-limit`); absent = not throttled */
+  readonly authThrottle?: AuthThrottle;
+  /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`); absent = none */
+  readonly trustedProxies?: TrustedProxies;
+  /** where generations this thread does not hold come from (contract 12); absent = nowhere */
+  readonly supply?: GenerationSupply;
+}
+
+/** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
+export interface ApiHandler extends Handler {
+  readonly cacheStats: DataEndpoint['cacheStats'];
+}
+
+const JSON_TYPE = 'application/json';
+const NO_HEADERS: HeaderPairs = [];
+const EMPTY_BODY = new Uint8Array(0);
+/** A response to fill in (the handler's own, made once, or an async answer's). */
+function blankResponse(): Mutable<HttpResponse> {
+  return { status: 200, headers: NO_HEADERS, headerBlock: null, contentType: '', requestId: '', body: EMPTY_BODY };
+}
+/** What the handler's route request holds before its first request (never read). */
+const NO_REQUEST: HttpRequest = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '' };
+
+function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown }).then === 'function';
+}
+
+/** The per-request headers, then the answer's own (allocates only when both have some). */
+function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
+  if (b === undefined || b.length === 0) return a;
+  return a.length === 0 ? b : [...a, ...b];
+}
+
+/**
+ * The whole API as a plain function of a request: route -> authenticate -> rate-limit ->
+ * handler (parse -> resolve -> write for data). No socket here; the uWS layer only moves
+ * bytes. A data request pins its generation once and holds it to the end, so a refresh
+ * cannot change it under the request (even one answered after loading a generation). Routes are a table (api-routes.ts); every error is an ApiError
+ * carrying its own headers, answered here.
+ */
+export function createApiHandler(deps: ApiDeps): ApiHandler {
+  const { registry, keys, limiter, clock, ids, log } = deps;
+  const serveData = createDataEndpoint(registry, clock, {
+    responseCacheBytes: deps.responseCacheBytes ?? 0,
+    rowCacheBytes: deps.rowCacheBytes ?? 0,
+    pageCacheBytes: deps.pageCacheBytes ?? 0,
+    rowArena: deps.rowArena ?? null,
+    supply: deps.supply ?? null,
+  });
+  const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
+  const router = new Router(routes, notServedHere(registry.selection));
+  /** the metrics label of each route, found by identity (the router hands back the table's objects) */
+  const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));
+  const metrics = deps.metrics ?? null;
+  const throttle = deps.authThrottle === undefined || deps.authThrottle.limit.count === 0 ? null : deps.authThrottle;
+  const trusted = deps.trustedProxies ?? TrustedProxies.none;
+  const clientAddress = (req: HttpRequest): string => {
+    const c = req.client;
+    if (c === undefined) return '';
+    const peer = c.peer();
+    return trusted.empty ? peer : trusted.clientOf(peer, c.forwardedFor());
+  };
+
+  /** What is known of a request for the access log and the metrics once it is answered. */
+  const logged = (
+    req: HttpRequest,
+    res: HttpResponse,
+    keyId: string | null,
+    startedMs: number,
+    dataset: string,
+    endpoint: Endpoint,
+    format: FormatLabel,
+    rows: number,
+  ): HttpResponse => {
+    const durMs = clock.now() - startedMs;
+    // An optional call evaluates its arguments only when there is an access log: the string is made then.
+    deps.access?.({ recordId: recordIdText(res.requestId), method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs });
+    metrics?.request(dataset, endpoint, format, res.status, durMs / 1000, req.method === 'HEAD' ? 0 : res.body.length, rows);
+    return res;
+  };
+
+  const fail = (err: ApiError, recordId: RecordId, headers: HeaderPairs): HttpResponse => ({
+    status: err.status,
+    headers: joined(headers, err.headers),
+    contentType: JSON_TYPE,
+    requestId: recordId,
+    body: renderError(err, recordIdText(recordId)),
+  });
+
+  /** An ApiError is the caller's answer; anything else is a fault: logged, and a 500 that names no internals. */
+  const failure = (e: unknown, req: HttpRequest, recordId: RecordId, headers: HeaderPairs): HttpResponse => {
+    if (e instanceof ApiError) return fail(e, recordId, headers);
+    log.error('request failed', { record_id: recordIdText(recordId), path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    return fail(new ApiError('internal_error', 'internal server error'), recordId, headers);
+  };
+
+  /**
+   * The response of an answer given at once, and the route request: one each per handler,
+   * refilled per request (near-zero allocation per request: docs/decisions.md#allocation). The transport writes
+   * a synchronous response before it calls the handler again (types.ts), and route handlers
+   * read their request before they return or await.
+   */
+  const now = blankResponse();
+  const routeRequest: Mutable<RouteRequest> = { req: NO_REQUEST, recordId: '', keyIndex: -1 };
+
+  /** A route's answer as the response (`into`: the handler's own, for an answer given at once; null: a new one), logged and counted. */
+  const reply = (
+    into: Mutable<HttpResponse> | null,
+    req: HttpRequest,
+    a: RouteAnswer,
+    headers: HeaderPairs,
+    recordId: RecordId,
+    keyId: string | null,
+    startedMs: number,
+    dataset: string,
+    endpoint: Endpoint,
+  ): HttpResponse => {
+    const r = into ?? blankResponse();
+    r.status = a.status;
+    r.headers = joined(headers, a.headers);
+    r.headerBlock = a.headerBlock ?? null;
+    r.contentType = a.contentType;
+    r.requestId = recordId;
+    r.body = a.body;
+    return logged(req, r, keyId, startedMs, dataset, endpoint, a.format ?? 'none', a.rows ?? 0);
+  };
+
+  const handler = (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
+    const startedMs = clock.now();
+    // The thread's bytes (record-id.ts): an answer that comes later takes a string of them.
+    const recordId = ids.advance();
+    let headers: HeaderPairs = NO_HEADERS;
+    let keyId: string | null = null;
+    /** metrics labels: the dataset slot and endpoint of the route answering, if one does */
+    let dataset = '';
+    let endpoint: Endpoint = 'other';
+    try {
+      const match = router.match(req.path);
+      const i = match.find(req.method);
+      if (i >= 0) {
+        endpoint = endpointOf.get(match.route(i)) ?? 'other';
+        const target = match.target(i);
+        if (target instanceof DatasetSlot) dataset = target.id;
+      }
+      let keyIndex = -1;
+      if (!match.public) {
+        // An address that failed authentication too often is refused before its key is hashed.
+        let address: string | null = null;
+        if (throttle !== null && throttle.active) {
+          address = clientAddress(req);
+          const wait = throttle.retryAfterSeconds(address, clock.now());
+          if (wait > 0) {
+            metrics?.authThrottled();
+            throw new ApiError('rate_limited', `too many failed authentications from this address; retry after ${wait} s`, undefined, [
+              ['RateLimit-Limit', String(throttle.limit.count)],
+              ['RateLimit-Remaining', '0'],
+              ['RateLimit-Reset', String(wait)],
+              ['Retry-After', String(wait)],
+            ]);
+          }
+        }
+        // 401 before anything about paths: an unauthenticated caller learns nothing.
+        keyIndex = keys.authenticate(req.apiKey);
+        if (keyIndex < 0) {
+          throttle?.failed(address ?? clientAddress(req), clock.now());
+          throw new ApiError('unauthorized', 'missing or invalid API key (send it in the x-api-key header)');
+        }
+        keyId = keys.id(keyIndex);
+        const decision = limiter.take(keyIndex);
+        if (decision.limited) {
+          // RateLimit-* go on every answer to a limited key; Retry-After belongs to the 429.
+          const h: Array<readonly [string, string]> = [];
+          forEachRateLimitHeader(decision, (n, v) => {
+            if (n !== 'Retry-After') h.push([n, v]);
+          });
+          headers = h;
+        }
+        if (!decision.allowed) {
+          metrics?.rateLimited(keyId);
+          throw new ApiError('rate_limited', `rate limit exceeded; retry after ${decision.retryAfterSeconds} s`, undefined, [
+            ['Retry-After', String(decision.retryAfterSeconds)],
+          ]);
+        }
+      }
+      if (i < 0) throw match.error(req.method);
+      routeRequest.req = req;
+      routeRequest.recordId = recordId;
+      routeRequest.keyIndex = keyIndex;
+      const answer = match.route(i).handler(routeRequest, match.target(i));
+      // A closure only for an answer that comes later: most come at once.
+      if (!isThenable(answer)) return reply(now, req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
+      const h = headers;
+      const k = keyId;
+      // The transport refills its request object, and the next request the id's bytes, meanwhile (types.ts, record-id.ts).
+      const r = ownedRequest(req);
+      const id = recordIdText(recordId);
+      return answer.then(
+        (a) => reply(null, r, a, h, id, k, startedMs, dataset, endpoint),
+        (err: unknown) => logged(r, failure(err, r, id, h), k, startedMs, dataset, endpoint, 'none', 0),
+      );
+    } catch (e) {
+      return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);
+    }
+  };
+  return Object.assign(handler, { cacheStats: serveData.cacheStats });
+}

@@ -1,0 +1,122 @@
+import { Registry, type Metric } from 'prom-client';
+import { OPS_ERROR_CODES, type OpsErrorCode } from '../ops-errors.js';
+import type { DatasetRegistry } from './dataset-registry.js';
+import type { DatasetSlot } from './dataset-slot.js';
+import type { RetentionStats } from './retained-generations.js';
+import type { CheckListener } from './snapshot-loader.js';
+import { counter, gauge, type CustomMetric, type Sample } from '../metrics/custom-metric.js';
+
+/**
+ * What the loading thread knows of each dataset it serves: the generation, rows and bytes
+ * in service, how long the last load took and when the source last answered well, and
+ * the source's failures by kind (the stable codes of ops-errors.ts). Gauges are read from
+ * the slots when scraped; the loader reports each settled check (CheckListener).
+ */
+export class DatasetMetrics implements CheckListener {
+  private readonly index: Map<DatasetSlot, number>;
+  /** ms since epoch of the last check that succeeded (loaded or unchanged), per slot; NaN = never */
+  private readonly lastSuccessMs: Float64Array;
+  /** [slot][ops error code] */
+  private readonly errors: Float64Array;
+
+  constructor(
+    private readonly datasets: DatasetRegistry,
+    /** the superseded generations kept under the memory budget; absent = no such gauges */
+    private readonly retention?: () => RetentionStats,
+  ) {
+    this.index = new Map(datasets.slots.map((s, i) => [s, i]));
+    this.lastSuccessMs = new Float64Array(datasets.slots.length).fill(NaN);
+    this.errors = new Float64Array(datasets.slots.length * OPS_ERROR_CODES.length);
+  }
+
+  succeeded(slot: DatasetSlot, atMs: number): void {
+    const i = this.index.get(slot);
+    if (i !== undefined) this.lastSuccessMs[i] = atMs;
+  }
+
+  failed(slot: DatasetSlot, code: OpsErrorCode): void {
+    const i = this.index.get(slot);
+    if (i !== undefined) this.errors[i * OPS_ERROR_CODES.length + OPS_ERROR_CODES.indexOf(code)]! += 1;
+  }
+
+  registry(): Registry {
+    const r = new Registry();
+    for (const m of this.collectors()) r.registerMetric(m as unknown as Metric);
+    return r;
+  }
+
+  private collectors(): CustomMetric[] {
+    const { slots } = this.datasets;
+    /** One sample per dataset that has a generation in service. */
+    const perGeneration = (read: (g: NonNullable<DatasetSlot['current']>) => number) => (): Sample[] =>
+      slots.flatMap((s) => (s.current === null ? [] : [{ labels: { dataset: s.id }, value: read(s.current) }]));
+    const retention = this.retention;
+    const retained: CustomMetric[] =
+      retention === undefined
+        ? []
+        : [
+            gauge('pitcache_retained_generations', 'Superseded generations kept in memory for cursors and generation=N, all datasets.', () => [
+              { labels: {}, value: retention().entries.length },
+            ]),
+            gauge('pitcache_retained_bytes', 'Bytes held by the superseded generations kept in memory, all datasets.', () => [
+              { labels: {}, value: retention().heldBytes },
+            ]),
+            gauge('pitcache_retained_budget_bytes', 'The memory budget for superseded generations (--retain-memory) in bytes.', () => [
+              { labels: {}, value: retention().budgetBytes },
+            ]),
+          ];
+    return [
+      ...retained,
+      gauge('pitcache_dataset_loaded', 'Whether a generation of the dataset is in service (1) or not (0).', () =>
+        slots.map((s) => ({ labels: { dataset: s.id }, value: s.current === null ? 0 : 1 })),
+      ),
+      gauge(
+        'pitcache_dataset_generation',
+        'Generation number in service per dataset.',
+        perGeneration((g) => g.number),
+      ),
+      gauge(
+        'pitcache_dataset_rows',
+        'Rows of the generation in service per dataset.',
+        perGeneration((g) => g.table.rows),
+      ),
+      gauge(
+        'pitcache_dataset_bytes',
+        'Bytes of memory held by the generation in service per dataset.',
+        perGeneration((g) => g.table.byteSize),
+      ),
+      gauge(
+        'pitcache_dataset_load_duration_seconds',
+        'Time the generation in service took to fetch, check, decode and index.',
+        perGeneration((g) => g.loadMs / 1000),
+      ),
+      gauge(
+        'pitcache_dataset_loaded_timestamp_seconds',
+        'When the generation in service was loaded (Unix time).',
+        perGeneration((g) => g.loadedAtMs / 1000),
+      ),
+      gauge(
+        'pitcache_dataset_last_success_timestamp_seconds',
+        'When a check of the dataset at the source last succeeded, loaded or unchanged (Unix time).',
+        () =>
+          slots.flatMap((s, i) => {
+            const ms = this.lastSuccessMs[i]!;
+            return Number.isNaN(ms) ? [] : [{ labels: { dataset: s.id }, value: ms / 1000 }];
+          }),
+      ),
+      counter(
+        'pitcache_source_errors_total',
+        'Failed checks or loads of a dataset by kind (source_unreachable, manifest_missing, checksum_mismatch...).',
+        () => {
+          const values: Sample[] = [];
+          for (let i = 0; i < slots.length; i++)
+            for (let c = 0; c < OPS_ERROR_CODES.length; c++) {
+              const v = this.errors[i * OPS_ERROR_CODES.length + c]!;
+              if (v > 0) values.push({ labels: { dataset: slots[i]!.id, kind: OPS_ERROR_CODES[c]! }, value: v });
+            }
+          return values;
+        },
+      ),
+    ];
+  }
+}

@@ -1,0 +1,167 @@
+import { parentPort } from 'node:worker_threads';
+import { AuthThrottle } from '../auth/auth-throttle.js';
+import { TrustedProxies } from '../auth/client-address.js';
+import { KeyRegistry } from '../auth/key-registry.js';
+import { RateLimiter } from '../auth/rate-limiter.js';
+import { DatasetSelection } from '../catalog/dataset-selection.js';
+import { listen, type UwsServer } from '../http/uws-server.js';
+import { AccessLog } from '../log/access-log.js';
+import { createLogger, silentLogger } from '../log/logger.js';
+import type { MetricsSnapshot } from '../metrics/aggregate.js';
+import { tableFromTransfer } from '../store/table-transfer.js';
+import { clockFromShared } from '../time/clock.js';
+import type { AdminOps } from '../api/admin.js';
+import { createApiHandler } from '../api/api-handler.js';
+import { DatasetRegistry } from '../generations/dataset-registry.js';
+import { makeGeneration } from '../generations/generation.js';
+import { RequestIds } from '../api/request-ids.js';
+import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
+import { ServingMetrics } from './serving-metrics.js';
+import { ThreadSupply } from './thread-supply.js';
+
+/**
+ * A serving thread: its own uWS app on the shared port (the kernel spreads connections
+ * over the threads) and its own handler over generations that the loading thread built.
+ * Tables arrive on shared memory, so N threads hold one copy of the data.
+ */
+const port = parentPort!;
+const send = (m: FromServing): void => port.postMessage(m);
+
+let registry: DatasetRegistry | null = null;
+let server: UwsServer | null = null;
+let accessLog: AccessLog | null = null;
+let metrics: ServingMetrics | null = null;
+let keys: KeyRegistry | null = null;
+let limiter: RateLimiter | null = null;
+let supply: ThreadSupply | null = null;
+const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
+let nextId = 0;
+
+const admin: AdminOps = {
+  refresh: () => ask('refresh'),
+  status: () => ask('status'),
+  metrics: () => ask('metrics'),
+};
+
+function ask(op: AdminOp): Promise<Uint8Array> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    send({ type: 'admin', id, op });
+  });
+}
+
+async function answer(op: ServingCall): Promise<MetricsSnapshot | null> {
+  switch (op) {
+    case 'metrics':
+      return metrics === null ? [] : metrics.snapshot();
+    case 'stop-listening':
+      server?.stopListening();
+      return null;
+    case 'idle':
+      await server?.idle();
+      return null;
+  }
+}
+
+port.on('message', (m: ToServing) => {
+  switch (m.type) {
+    case 'init': {
+      const selection = DatasetSelection.parse(m.datasets);
+      registry = new DatasetRegistry(selection);
+      const clock = clockFromShared(m.clock);
+      supply = new ThreadSupply(send, clock);
+      keys = new KeyRegistry(m.keys);
+      limiter = new RateLimiter(keys, clock, m.limiter);
+      const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
+      accessLog = m.accessLog ? new AccessLog({ clock }) : null;
+      const access = accessLog;
+      metrics = new ServingMetrics(selection.list(), m.thread);
+      const handler = createApiHandler({
+        registry,
+        keys,
+        limiter,
+        clock,
+        ids: new RequestIds(),
+        log,
+        admin,
+        responseCacheBytes: m.responseCacheBytes,
+        rowArena: m.rowArena,
+        metrics: metrics.requests,
+        authThrottle: new AuthThrottle(m.authFailLimit, m.authFailures),
+        trustedProxies: TrustedProxies.parse(m.trustedProxies),
+        supply,
+        ...(access === null ? {} : { access: (r) => access.write(r) }),
+      });
+      metrics.attach(handler);
+      listen(handler, { host: m.host, port: m.port, onError: (err, id) => log.error('transport fault', { record_id: id, error: String(err) }) }).then(
+        (s) => {
+          server = s;
+          send({ type: 'listening', port: s.port });
+        },
+        (e: Error) => send({ type: 'listen-failed', error: e.message }),
+      );
+      return;
+    }
+    case 'generation':
+    case 'retained': {
+      const slot = registry?.byName(m.dataset);
+      if (slot === undefined) return;
+      // A generation this thread holds already keeps its object (and the caches keyed by it).
+      if (m.type === 'retained' && slot.find(m.number) !== null) return;
+      const g = makeGeneration({
+        number: m.number,
+        uid: m.uid,
+        manifest: m.manifest,
+        table: tableFromTransfer(m.table),
+        loadedAtMs: m.loadedAtMs,
+        loadMs: m.loadMs,
+      });
+      if (m.type === 'generation') slot.swap(g);
+      else slot.adopt(g);
+      return;
+    }
+    case 'release': {
+      const slot = registry?.byName(m.dataset);
+      if (slot === undefined) return;
+      slot.release(m.number);
+      supply?.released(slot, m.number);
+      return;
+    }
+    case 'fetched':
+      supply?.fetched(m.id, m.error);
+      return;
+    case 'slot': {
+      registry?.byName(m.dataset)?.mirror(m.status);
+      return;
+    }
+    case 'ready':
+      registry?.markReady();
+      return;
+    case 'drain':
+      registry?.markDraining();
+      return;
+    case 'keys':
+      // Both in one message turn: no request sees new keys with old buckets.
+      keys?.replace(new KeyRegistry(m.keys));
+      if (keys !== null) limiter?.replace(keys, m.limiter);
+      return;
+    case 'call':
+      void answer(m.op).then((value) => send({ type: 'call-reply', id: m.id, value }));
+      return;
+    case 'admin-reply': {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (m.body !== null) p?.resolve(m.body);
+      else p?.reject(new Error(m.error ?? 'admin request failed'));
+      return;
+    }
+    case 'close':
+      server?.close();
+      accessLog?.close();
+      metrics?.close();
+      send({ type: 'closed' });
+      port.close();
+      return;
+  }
+});
