@@ -134,7 +134,7 @@ describe('vintages answer -> revision steps', () => {
     visible_to: to,
   });
 
-  it('one step per version at its visible_from; the one still the answer runs to now', () => {
+  it('one step per version at its visible_from; the one still the answer runs on as long as the history before it spans', () => {
     const steps = revisionSteps(
       [
         v(56.73, '2026-02-17T09:00:00.000000Z', '2026-03-02T10:00:00.250000Z'),
@@ -149,13 +149,15 @@ describe('vintages answer -> revision steps', () => {
       { value: 56.73, visibleFrom: '2026-02-17T09:00:00.000000Z', visibleTo: '2026-03-02T10:00:00.250000Z' },
       { value: 56.83, visibleFrom: '2026-03-02T10:00:00.250000Z', visibleTo: null },
     ]);
-    expect(steps.x).toEqual([
-      Date.UTC(2026, 0, 31, 8, 10, 59, 136) / 1000,
-      Date.UTC(2026, 1, 17, 9) / 1000,
-      Date.UTC(2026, 2, 2, 10, 0, 0, 250) / 1000,
-      NOW / 1000,
-    ]);
+    const from = [Date.UTC(2026, 0, 31, 8, 10, 59, 136), Date.UTC(2026, 1, 17, 9), Date.UTC(2026, 2, 2, 10, 0, 0, 250)];
+    expect(steps.x).toEqual([...from, from[2]! + (from[2]! - from[0]!)].map((ms) => ms / 1000));
     expect(steps.y).toEqual([56, 56.73, 56.83, 56.83]);
+  });
+
+  it('a single version still the answer: a week of line, never past now', () => {
+    const one = [v(56, '2026-01-31T08:00:00Z', null)];
+    expect(revisionSteps(one, 'stress_index', NOW).x).toEqual([Date.UTC(2026, 0, 31, 8) / 1000, Date.UTC(2026, 1, 7, 8) / 1000]);
+    expect(revisionSteps(one, 'stress_index', Date.UTC(2026, 1, 2)).x).toEqual([Date.UTC(2026, 0, 31, 8) / 1000, Date.UTC(2026, 1, 2) / 1000]);
   });
 
   it('a last version that stopped being the answer (as_of cut) ends at its visible_to', () => {

@@ -113,7 +113,14 @@ export function drawSteps(el, steps, opts) {
     axes: [{}, { label: opts.column, size: 60 }],
     series: [
       { label: 'visible_from' },
-      { label: opts.column, stroke: opts.colour, width: 2, paths: uPlot.paths.stepped?.({ align: 1 }), points: { show: true, size: 7 } },
+      {
+        label: opts.column,
+        stroke: opts.colour,
+        width: 2,
+        paths: uPlot.paths.stepped?.({ align: 1 }),
+        // A dot where each version starts; none at the line's end, which is no version.
+        points: { show: true, size: 7, filter: () => steps.table.map((_, i) => i) },
+      },
     ],
   };
   const u = new uPlot(options, [steps.x, steps.y], el);

@@ -62,20 +62,12 @@ export function legendLabel(asOf: string, floorApplied: boolean): string;
  */
 export function chartSeries(answers: AsOfAnswer[], column: string): Chart;
 /**
- * @typedef {object} Revision  one row of a date's revision history
- * @property {number | null} value
- * @property {string} visibleFrom
- * @property {string | null} visibleTo  null: still the answer
- *
- * @typedef {object} RevisionSteps
- * @property {number[]} x  Unix seconds: each version's visible_from, then where the last one ends
- * @property {Array<number | null>} y
- * @property {Revision[]} table  by visible_from
- */
-/**
  * A date's revision history (the rows of GET .../vintages for one date and series) as a
  * step line of value over visible_from: each version holds until the next one's
- * visible_from; the last one until its visible_to, or `nowMs` while it is still the answer.
+ * visible_from. The last one holds until its visible_to; while it is still the answer, the
+ * line runs on past it as far as the history before it spans (at least 7 days, never past
+ * `nowMs`), so that the revisions, not the months since, fill the chart (the table says
+ * "still the answer").
  * @param {Row[]} rows
  * @param {string} column
  * @param {number} nowMs
@@ -172,7 +164,7 @@ export type Revision = {
 };
 export type RevisionSteps = {
     /**
-     * Unix seconds: each version's visible_from, then where the last one ends
+     * Unix seconds: each version's visible_from, then where the line of the last one ends
      */
     x: number[];
     y: Array<number | null>;

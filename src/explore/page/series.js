@@ -139,15 +139,21 @@ export function chartSeries(answers, column) {
  * @property {string | null} visibleTo  null: still the answer
  *
  * @typedef {object} RevisionSteps
- * @property {number[]} x  Unix seconds: each version's visible_from, then where the last one ends
+ * @property {number[]} x  Unix seconds: each version's visible_from, then where the line of the last one ends
  * @property {Array<number | null>} y
  * @property {Revision[]} table  by visible_from
  */
 
+/** The shortest stretch the step line runs past the last version still the answer, ms. */
+const MIN_TAIL_MS = 7 * 86_400_000;
+
 /**
  * A date's revision history (the rows of GET .../vintages for one date and series) as a
  * step line of value over visible_from: each version holds until the next one's
- * visible_from; the last one until its visible_to, or `nowMs` while it is still the answer.
+ * visible_from. The last one holds until its visible_to; while it is still the answer, the
+ * line runs on past it as far as the history before it spans (at least 7 days, never past
+ * `nowMs`), so that the revisions, not the months since, fill the chart (the table says
+ * "still the answer").
  * @param {Row[]} rows
  * @param {string} column
  * @param {number} nowMs
@@ -162,12 +168,15 @@ export function revisionSteps(rows, column, nowMs) {
       visibleTo: typeof r.visible_to === 'string' ? r.visible_to : null,
     }))
     .sort((a, b) => Date.parse(a.visibleFrom) - Date.parse(b.visibleFrom));
-  const x = table.map((t) => Date.parse(t.visibleFrom) / 1000);
+  const from = table.map((t) => Date.parse(t.visibleFrom));
+  const x = from.map((ms) => ms / 1000);
   const y = table.map((t) => t.value);
   const last = table[table.length - 1];
   if (last !== undefined) {
-    const endMs = last.visibleTo === null ? nowMs : Date.parse(last.visibleTo);
-    x.push(Math.max(endMs / 1000, /** @type {number} */ (x[x.length - 1])));
+    const first = /** @type {number} */ (from[0]);
+    const lastFrom = /** @type {number} */ (from[from.length - 1]);
+    const endMs = last.visibleTo !== null ? Date.parse(last.visibleTo) : Math.min(nowMs, lastFrom + Math.max(MIN_TAIL_MS, lastFrom - first));
+    x.push(Math.max(endMs, lastFrom) / 1000);
     y.push(last.value);
   }
   return { x, y, table };
