@@ -176,6 +176,17 @@ describe('the explorer page in chromium, on the demo', () => {
     await page.close();
   });
 
+  it("an error the API answers is the page's message, with its status and code, in place of the chart", async () => {
+    // 2026-02-30 passes the page's shape check; the server refuses it.
+    const page = await openWithKey('/explore?product=gbsi_eu&dataset=system_stress&series=country:DE&column=stress_index&as_of=2026-02-30', DEMO_KEY);
+    await expect
+      .poll(() => page.locator('#messages .error').innerText())
+      .toMatch(/^400 invalid_parameter for gbsi_eu\/system_stress as_of 2026-02-30: as_of must be .*; record req_\w+\.$/);
+    expect(await page.locator('#chart').innerText()).toMatch(/^No chart: 400 invalid_parameter/);
+    expect(await page.locator('#chart canvas').count()).toBe(0);
+    await page.close();
+  });
+
   it('a narrow screen: nothing wider than the screen; every control is labelled and reached by Tab', async () => {
     const page = await openWithKey(PERMALINK, DEMO_KEY, { width: 390, height: 844 });
     await expect.poll(() => texts(page, '#legend li')).toHaveLength(3);
