@@ -16,7 +16,7 @@ import { silentLogger } from '../src/log/logger.js';
 import { startServer, type RunningServer } from '../src/threads/start.js';
 import { openBrowser, type Browser } from './support/browser.js';
 
-/** The contract's example link, with `current` and the demo's documented restatement (loaders/demo/README.md). */
+/** The contract's example link, with `current` and the demo's documented restatement (src/demo/README.md). */
 const PERMALINK =
   '/explore?product=gbsi_eu&dataset=system_stress&series=country:DE&column=stress_index&as_of=2026-02-01,2026-02-18,current&date_from=2026-01-01&date_to=2026-02-28';
 
@@ -124,7 +124,7 @@ describe('the explorer page in chromium, on the demo', () => {
     expect(await page.locator('#chart .floor-mark').innerText()).toBe('vintage floor 2026-01-13');
     expect(await page.locator('#floor-label').innerText()).toContain('Vintage floor 2026-01-13');
 
-    // A click on 2026-01-30: first print 56, restated 56.73, then 56.83 (loaders/demo/README.md).
+    // A click on 2026-01-30: first print 56, restated 56.73, then 56.83 (src/demo/README.md).
     await clickDate(page, '2026-01-30', '2026-01-01', '2026-02-28');
     await expect.poll(() => page.locator('#revisions-title').innerText()).toBe('Revision history of stress_index on 2026-01-30 (country:DE): 3 version(s)');
     const rows = await page.locator('#revision-rows tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
