@@ -10,6 +10,7 @@ import pl from 'nodejs-polars';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { micros } from './support/fixtures.js';
+import { csvText, fromArrow, type Json } from './support/format-cells.js';
 import { Rng, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 
 const TARGETS = [
@@ -30,23 +31,6 @@ afterAll(async () => h?.close());
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(h.url + path, { headers: { 'x-api-key': TEST_KEY, 'accept-encoding': 'identity', ...headers } });
-}
-
-type Json = string | number | boolean | null;
-
-/** A JSON cell in the text CSV must carry for it (contract 9): null -> '', the rest as written without quotes. */
-function csvText(v: Json): string {
-  return v === null ? '' : String(v);
-}
-
-/** What the same cell reads as from apache-arrow, in JSON's terms. */
-function fromArrow(v: unknown, type: string, json: Json): Json {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'number' && !Number.isFinite(v)) return null; // NaN and infinities render null in JSON
-  if (type.startsWith('Date32')) return new Date(v as number).toISOString().slice(0, 10);
-  if (type.startsWith('Timestamp')) return typeof json === 'string' && Math.round((v as number) * 1000) === micros(json) ? json : `${String(v)} ms`;
-  if (typeof v === 'bigint') return v >= -(2n ** 53n) && v <= 2n ** 53n ? Number(v) : String(v); // contract 4: beyond 2^53, a string
-  return v as Json;
 }
 
 /** The same cell from polars (no µs in its JS dates, Int64 as a JS number): compared at what polars can hold. */

@@ -9,6 +9,7 @@ import { Bench } from 'tinybench';
 import { findProduct } from '../../src/catalog/products.js';
 import { parseQuery } from '../../src/query/parse-query.js';
 import { PageResolver } from '../../src/query/page-resolver.js';
+import { DateOrderIndex } from '../../src/query/date-order-index.js';
 import { SeriesValueIndex } from '../../src/query/series-value-index.js';
 import { ByteWriter } from '../../src/render/byte-writer.js';
 import { writeEnvelope, type EnvelopeMeta } from '../../src/render/envelope.js';
@@ -51,7 +52,7 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   rowCache.register(1, table.columns);
   const renderer = new RowRenderer(table, rowCache.owners.ownerOf(table.columns, ROW_FORMAT_JSON));
   const resolver = new PageResolver();
-  const gen = { table, seriesIndex: new SeriesValueIndex(table) };
+  const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table) };
   const resolvePage = (q: (typeof parsed)[string], resume: null) => resolver.resolve(gen, q, resume);
   const out = new ByteWriter(256 * 1024);
   const raw = (q: BenchQuery): string => toPath(q).split('?')[1] ?? '';

@@ -1,4 +1,5 @@
 import type { OutputColumn } from '../format/page-view.js';
+import { DateOrderIndex } from '../query/date-order-index.js';
 import { SeriesValueIndex } from '../query/series-value-index.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { Table } from '../store/table.js';
@@ -20,6 +21,8 @@ export interface Generation {
   readonly table: Table;
   /** the series of each value of a series-key column, built on first use (select-series.ts) */
   readonly seriesIndex: SeriesValueIndex;
+  /** the keys in (date, series) order, built on first use by an answer over many series (page-resolver.ts) */
+  readonly dateOrder: DateOrderIndex;
   /**
    * Every stored column at its row, in schema order: the default output layout. One array
    * per generation, so a writer finds its compiled layout by identity.
@@ -61,6 +64,7 @@ export function makeGeneration(p: GenerationParts): Generation {
     manifest: p.manifest,
     table: p.table,
     seriesIndex: new SeriesValueIndex(p.table),
+    dateOrder: new DateOrderIndex(p.table),
     outputColumns: p.table.columns.map((column) => ({ column, at: 'row' })),
     loadedAtMs: p.loadedAtMs,
     loadMs: p.loadMs,

@@ -3,11 +3,20 @@ import type { Table } from '../store/table.js';
 import type { CursorState } from './cursor.js';
 import type { Query } from './query.js';
 import { KeyMerge, lowerBoundDate } from './key-merge.js';
+import type { DateOrderIndex } from './date-order-index.js';
+import { countOrdered, orderedRange, readOrdered, type OrderedRange } from './ordered-range.js';
 import { selectSeries } from './select-series.js';
 import type { SeriesValueIndex } from './series-value-index.js';
 
 /** Up to this many series, a range page is merged by sweeping dates rather than with a heap. */
 export const SWEEP_MAX_SERIES = 16;
+
+/**
+ * A filtered range page reads the generation's (date, series) order, skipping the series
+ * not selected, when at least one series in this many is selected: each row then costs at
+ * most this many keys read in order, less than a heap's sift over that many runs.
+ */
+export const ORDER_MAX_SKIP = 8;
 
 /**
  * One page of an answer: the physical row ids to render, in output order. The page and
@@ -26,10 +35,11 @@ export interface Page {
 /** Where a continued chain resumes; null for a first page. */
 export type Resume = Pick<CursorState, 'lastDate' | 'lastSeries' | 'lastExtra' | 'offset' | 'total'> | null;
 
-/** What a page is resolved from: a generation's table and its value index (a Generation is one). */
+/** What a page is resolved from: a generation's table and its indexes (a Generation is one). */
 export interface Resolvable {
   readonly table: Table;
   readonly seriesIndex: SeriesValueIndex;
+  readonly dateOrder: DateOrderIndex;
 }
 
 /**
@@ -56,6 +66,12 @@ export class PageResolver {
   /** per selected series: the next key of its run, and the run's end (rangePage) */
   private head = new Int32Array(256);
   private end = new Int32Array(256);
+  /** per series: 1 when selected (a filtered page read from the date order), cleared after */
+  private mask = new Uint8Array(256);
+  /** latest: the series found, then in output order; and the per-date counts that order them */
+  private ordered = new Int32Array(256);
+  private dayCount = new Int32Array(256);
+  private readonly range: OrderedRange = { first: 0, end: 0, start: 0 };
   private readonly merge = new KeyMerge();
   /** the page every resolve returns, refilled (like `rows`, valid until the next call: no object per request) */
   private readonly page: Mutable<Page> = { rows: this.rows, count: 0, total: 0, next: null };
@@ -64,8 +80,10 @@ export class PageResolver {
     const table = gen.table;
     const t = q.asOfUs ?? Infinity;
     this.ensure(q.limit, table.seriesCount);
+    // Every series, every row: a run of the date order (the filtered case decides in rangePage).
+    if (!q.latest && q.filters.length === 0) return this.orderedPage(gen, q, t, null, 0, resume);
     const m = selectSeries(table, gen.seriesIndex, q.filters, this.series);
-    return q.latest ? this.latestPage(table, q, t, m, resume) : this.rangePage(table, q, t, m, resume);
+    return q.latest ? this.latestPage(table, q, t, m, resume) : this.rangePage(gen, q, t, m, resume);
   }
 
   private ensure(limit: number, series: number): void {
@@ -77,43 +95,97 @@ export class PageResolver {
       this.composite = new Float64Array(n);
       this.head = new Int32Array(n);
       this.end = new Int32Array(n);
+      this.mask = new Uint8Array(n);
+      this.ordered = new Int32Array(n);
     }
   }
 
-  /** latest: per series, the greatest date (<= date_to) with a visible version; then (date, series) order. */
+  /**
+   * latest: per series, the greatest date (<= date_to) with a visible version; then (date,
+   * series) order. A series' last key in range is usually visible (T is recent), which one
+   * comparison confirms; otherwise the min-tree finds the last visible one. The series found
+   * are ordered by counting their dates when those span few days (they end together), else
+   * by sorting.
+   */
   private latestPage(table: Table, q: Query, t: number, m: number, resume: Resume): Page {
-    const { keyDate, seriesKeyStart, keyThrTree, seriesCount, minDate } = table;
-    const { series, keys, composite, rows } = this;
+    const { keyDate, keyThr, seriesKeyStart, keyThrTree } = table;
+    const { series, keys, ordered, rows } = this;
     let found = 0;
+    let minD = 2147483647;
+    let maxD = -2147483648;
     for (let i = 0; i < m; i++) {
       const s = series[i]!;
       const lo = seriesKeyStart[s]!;
       const end = seriesKeyStart[s + 1]!;
       const hi = q.dateTo === null ? end : lowerBoundDate(keyDate, lo, end, q.dateTo + 1);
-      const k = keyThrTree.rightmostAtMost(lo, hi - 1, t);
+      const k = hi > lo && keyThr[hi - 1]! <= t ? hi - 1 : keyThrTree.rightmostAtMost(lo, hi - 1, t);
       if (k < 0) continue;
       keys[s] = k;
-      composite[found++] = (keyDate[k]! - minDate) * seriesCount + s;
+      ordered[found++] = s;
+      const d = keyDate[k]!;
+      if (d < minD) minD = d;
+      if (d > maxD) maxD = d;
     }
-    const sorted = composite.subarray(0, found).sort();
+    if (found > 1) this.orderLatest(table, found, minD, maxD);
     let start = 0;
     if (resume !== null) {
-      const after = (resume.lastDate - minDate) * seriesCount + resume.lastSeries;
-      while (start < found && sorted[start]! <= after) start++;
+      // First series past (lastDate, lastSeries): the order is by (date, series).
+      let hi = found;
+      while (start < hi) {
+        const mid = (start + hi) >>> 1;
+        const s = ordered[mid]!;
+        const d = keyDate[keys[s]!]!;
+        if (d < resume.lastDate || (d === resume.lastDate && s <= resume.lastSeries)) start = mid + 1;
+        else hi = mid;
+      }
     }
     const offset = resume?.offset ?? 0;
     const total = resume?.total ?? found;
     let count = 0;
-    for (let i = start; i < found && count < q.limit; i++) {
-      const s = sorted[i]! % seriesCount;
-      rows[count++] = resolveKey(table, keys[s]!, t);
-    }
+    for (let i = start; i < found && count < q.limit; i++) rows[count++] = resolveKey(table, keys[ordered[i]!]!, t);
     return this.finish(table, count, total, offset);
   }
 
+  /** ordered[0, found): series ascending, each with its key in keys[s]; reordered by (key date, series). */
+  private orderLatest(table: Table, found: number, minD: number, maxD: number): void {
+    const { keyDate, seriesCount, minDate } = table;
+    const { keys, ordered } = this;
+    const span = maxD - minD + 1;
+    if (span > LATEST_COUNT_SPAN * found) {
+      const composite = this.composite;
+      for (let i = 0; i < found; i++) {
+        const s = ordered[i]!;
+        composite[i] = (keyDate[keys[s]!]! - minDate) * seriesCount + s;
+      }
+      composite.subarray(0, found).sort();
+      for (let i = 0; i < found; i++) ordered[i] = composite[i]! % seriesCount;
+      return;
+    }
+    // Stable counting sort by date: series stay ascending within a date.
+    if (this.dayCount.length < span + 1) this.dayCount = new Int32Array(Math.max(span + 1, this.dayCount.length * 2));
+    const count = this.dayCount;
+    count.fill(0, 0, span + 1);
+    for (let i = 0; i < found; i++) count[keyDate[keys[ordered[i]!]!]! - minD + 1]!++;
+    for (let d = 0; d < span; d++) count[d + 1]! += count[d]!;
+    const out = this.head; // free here: head is rangePage's
+    for (let i = 0; i < found; i++) {
+      const s = ordered[i]!;
+      out[count[keyDate[keys[s]!]! - minD]!++] = s;
+    }
+    ordered.set(out.subarray(0, found));
+  }
+
   /** date range (or latest=false): every key in range with a visible version, merged by (date, series). */
-  private rangePage(table: Table, q: Query, t: number, m: number, resume: Resume): Page {
-    const { keyDate, keyThr, seriesKeyStart } = table;
+  private rangePage(gen: Resolvable, q: Query, t: number, m: number, resume: Resume): Page {
+    const table = gen.table;
+    if (m > SWEEP_MAX_SERIES && m * ORDER_MAX_SKIP >= table.seriesCount) {
+      const mask = this.mask;
+      for (let i = 0; i < m; i++) mask[this.series[i]!] = 1;
+      const page = this.orderedPage(gen, q, t, mask, m, resume);
+      for (let i = 0; i < m; i++) mask[this.series[i]!] = 0;
+      return page;
+    }
+    const { keyDate, seriesKeyStart } = table;
     const { series } = this;
     const from = q.dateFrom ?? -2147483648;
     const to = q.dateTo ?? 2147483646;
@@ -134,18 +206,40 @@ export class PageResolver {
     // A first page that is not full took every key in range that is visible under t, which
     // is what total counts: the counting pass is only needed when more may follow (a
     // walk-forward loop's windows always fit in one page, and skip it).
-    let total = resume?.total ?? (count < q.limit ? count : -1);
-    if (total < 0) {
-      total = 0;
-      for (let i = 0; i < m; i++) {
-        const s = series[i]!;
-        const lo = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, from);
-        const hi = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, to + 1);
-        if (t === Infinity) total += hi - lo;
-        else for (let k = lo; k < hi; k++) if (keyThr[k]! <= t) total++;
-      }
-    }
+    const total = resume?.total ?? (count < q.limit ? count : this.countSeries(table, m, from, to, t));
     return this.finish(table, count, total, resume?.offset ?? 0);
+  }
+
+  /**
+   * A range page read from the date order (ordered-range.ts): every series (mask null), or
+   * the m series marked in mask. Its total is counted a block at a time over every series,
+   * or per selected series.
+   */
+  private orderedPage(gen: Resolvable, q: Query, t: number, mask: Uint8Array | null, m: number, resume: Resume): Page {
+    const table = gen.table;
+    const order = gen.dateOrder.get();
+    const from = q.dateFrom ?? -2147483648;
+    const to = q.dateTo ?? 2147483646;
+    const range = orderedRange(table, order, from, to, t, resume, this.range);
+    const count = readOrdered(table, order, range.start, range.end, t, mask, this.rows, q.limit);
+    let total = resume?.total ?? (count < q.limit ? count : -1);
+    if (total < 0) total = mask === null ? countOrdered(table, order, range, t) : this.countSeries(table, m, from, to, t);
+    return this.finish(table, count, total, resume?.offset ?? 0);
+  }
+
+  /** Keys in [from, to] of the m selected series with a version visible under T. */
+  private countSeries(table: Table, m: number, from: number, to: number, t: number): number {
+    const { keyDate, keyThr, seriesKeyStart } = table;
+    const series = this.series;
+    let total = 0;
+    for (let i = 0; i < m; i++) {
+      const s = series[i]!;
+      const lo = lowerBoundDate(keyDate, seriesKeyStart[s]!, seriesKeyStart[s + 1]!, from);
+      const hi = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, to + 1);
+      if (t === Infinity) total += hi - lo;
+      else for (let k = lo; k < hi; k++) if (keyThr[k]! <= t) total++;
+    }
+    return total;
   }
 
   /**
@@ -209,6 +303,9 @@ export class PageResolver {
     return page;
   }
 }
+
+/** latest: the series found are ordered by counting their dates when those span at most this many days per series. */
+const LATEST_COUNT_SPAN = 4;
 
 /** The key holding a physical row: binary search over key starts. */
 export function keyOfRow(table: Table, row: number): number {

@@ -142,7 +142,7 @@ const align = (us: number, unit: Unit): number => Math.floor(us / UNIT_US[unit])
  * filters merges more series than the resolver sweeps (SWEEP_MAX_SERIES) and filtered ones
  * fewer: both merges are compared. Without it the random stream is the same as before.
  */
-export function generateSnapshot(seed: number, productId: string, dataset: string, opts: { manySeries?: boolean } = {}): GeneratedSnapshot {
+export function generateSnapshot(seed: number, productId: string, dataset: string, opts: { manySeries?: boolean; series?: number } = {}): GeneratedSnapshot {
   const rng = new Rng(seed);
   const filters = PRODUCT_FILTERS[productId];
   if (filters === undefined) throw new Error(`unknown product ${productId}`);
@@ -157,11 +157,11 @@ export function generateSnapshot(seed: number, productId: string, dataset: strin
     else if (seriesKey.length === 1) seriesKey.push(seriesKey[0] === 'tenor' ? 'hub' : 'tenor');
   }
   const keyPools: Record<string, readonly string[]> = {};
-  for (const k of seriesKey) keyPools[k] = KEY_POOLS[k]!;
+  for (const k of seriesKey) keyPools[k] = opts.series === undefined ? KEY_POOLS[k]! : widePool(KEY_POOLS[k]!, opts.series, seriesKey.length);
 
-  const series = pickSeries(rng, seriesKey, keyPools, opts.manySeries === true ? rng.int(1, 12) + 28 : rng.int(1, 12));
+  const series = pickSeries(rng, seriesKey, keyPools, opts.series ?? (opts.manySeries === true ? rng.int(1, 12) + 28 : rng.int(1, 12)));
   const firstDay = floorDay - rng.int(0, 45);
-  const span = rng.int(3, 70);
+  const span = opts.series === undefined ? rng.int(3, 70) : rng.int(15, 30);
   const density = rng.chance(0.4) ? 1 : rng.pick([0.15, 0.4, 0.7]);
   const days: number[] = [];
   for (let d = firstDay; d < firstDay + span; d++) if (d === firstDay || rng.chance(density)) days.push(d);
@@ -233,6 +233,17 @@ export function generateSnapshot(seed: number, productId: string, dataset: strin
   };
   const instantsUs = versions.flatMap((v) => [v.effUs, v.obsUs, v.ingUs]);
   return { productId, dataset, seed, spec, columns, seriesKey, rows, keyPools, firstDay, lastDay: firstDay + span - 1, instantsUs };
+}
+
+/**
+ * A key column's pool grown with numbered values (after the pool's own, whose order
+ * matters), so `columns` such columns make about 3 x `series` combinations.
+ */
+function widePool(pool: readonly string[], series: number, columns: number): string[] {
+  const want = Math.ceil((3 * series) ** (1 / columns));
+  const out = [...pool];
+  for (let i = 0; out.length < want; i++) out.splice(out.length - 2, 0, `v${String(i).padStart(4, '0')}`);
+  return out;
 }
 
 function pickSeries(rng: Rng, key: readonly string[], pools: Record<string, readonly string[]>, want: number): string[][] {

@@ -1,0 +1,24 @@
+import { buildDateOrder, type DateOrder } from '../store/date-order.js';
+import type { Table } from '../store/table.js';
+
+/**
+ * A generation's keys in (date, series) order (store/date-order.ts), built the first time
+ * an answer over every series needs it and owned by the Generation: it goes with the
+ * generation, and nothing else holds it. Per thread, like the series value index: each
+ * serving thread's Generation builds its own (4 bytes a key, and 16 per block of keys).
+ */
+export class DateOrderIndex {
+  private built: DateOrder | null = null;
+
+  constructor(private readonly table: Table) {}
+
+  get(): DateOrder {
+    return (this.built ??= buildDateOrder(this.table.keyDate, this.table.keyThr));
+  }
+
+  /** bytes held once built (0 before): what the first bulk answer added to its generation */
+  get byteSize(): number {
+    const o = this.built;
+    return o === null ? 0 : o.keys.byteLength + o.dayStart.byteLength + o.blockMin.byteLength + o.blockMax.byteLength;
+  }
+}

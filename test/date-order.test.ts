@@ -1,0 +1,115 @@
+/**
+ * A generation's (date, series) order (store/date-order.ts) against a naive build on random
+ * tables: the order itself (a sort by date then series), each day's start, the blocks'
+ * least and greatest thresholds, and every question the resolver asks of it (a day's
+ * position, the position after a cursor, the visible keys of a range counted a block at a
+ * time, the first block that may hold one). And the order goes with its generation: a
+ * resolver that used it holds nothing of it.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { BLOCK, buildDateOrder, countVisible, dayPosition, positionAfter, skipHidden } from '../src/store/date-order.js';
+import { DateOrderIndex } from '../src/query/date-order-index.js';
+import { PageResolver } from '../src/query/page-resolver.js';
+import { SeriesValueIndex } from '../src/query/series-value-index.js';
+import { parseQuery } from '../src/query/parse-query.js';
+import { findProduct } from '../src/catalog/products.js';
+import { buildArrowSnapshot, type SnapshotSpec } from '../src/snapshot/arrow-writer.js';
+import type { Table } from '../src/store/table.js';
+import { buildTableFromArrow } from '../src/store/build-table.js';
+import { readArrowSnapshot } from '../src/store/decode-arrow.js';
+import { Rng, generateSnapshot } from './support/random-snapshot.js';
+
+/** Random keys as a table holds them: series-major, dates ascending within a series. */
+function randomKeys(rng: Rng): { keyDate: Int32Array; keySeries: Int32Array; keyThr: Float64Array } {
+  const series = rng.pick([0, 1, 2, 7, 40, 300, 1500]);
+  const firstDay = rng.int(-5, 20_000);
+  const dates: number[] = [];
+  const owners: number[] = [];
+  for (let s = 0; s < series; s++) {
+    const density = rng.pick([0.05, 0.5, 1]);
+    const span = rng.int(0, 60);
+    for (let d = firstDay + rng.int(0, 30); d < firstDay + 30 + span; d++) {
+      if (rng.chance(density)) {
+        dates.push(d);
+        owners.push(s);
+      }
+    }
+  }
+  const keyThr = Float64Array.from(dates, (d) =>
+    // mostly published a little after the date, some backfilled long after, some ties
+    rng.chance(0.1) ? (d + rng.int(100, 400)) * 86_400e6 : (d + rng.int(0, 3)) * 86_400e6 + rng.pick([0, 1, rng.int(0, 86_400e6)]),
+  );
+  return { keyDate: Int32Array.from(dates), keySeries: Int32Array.from(owners), keyThr };
+}
+
+describe('date order against a naive build', () => {
+  it('on random tables: order, day starts, block bounds, and every search', () => {
+    const rng = new Rng(0xda7e);
+    for (let trial = 0; trial < 60; trial++) {
+      const { keyDate, keySeries, keyThr } = randomKeys(rng);
+      const n = keyDate.length;
+      const o = buildDateOrder(keyDate, keyThr);
+      const naive = Array.from({ length: n }, (_, k) => k).sort((a, b) => keyDate[a]! - keyDate[b]! || keySeries[a]! - keySeries[b]!);
+      expect(Array.from(o.keys)).toEqual(naive);
+      const dates = naive.map((k) => keyDate[k]!);
+      const firstAtOrAfter = (day: number): number => {
+        const i = dates.findIndex((d) => d >= day);
+        return i < 0 ? n : i;
+      };
+      for (let b = 0; b * BLOCK < n; b++) {
+        const thr = naive.slice(b * BLOCK, (b + 1) * BLOCK).map((k) => keyThr[k]!);
+        expect(o.blockMin[b]).toBe(Math.min(...thr));
+        expect(o.blockMax[b]).toBe(Math.max(...thr));
+      }
+      const lo = n === 0 ? 0 : dates[0]!;
+      const hi = n === 0 ? 0 : dates[n - 1]!;
+      for (let q = 0; q < 40; q++) {
+        const day = rng.int(lo - 3, hi + 3);
+        expect(dayPosition(o, day)).toBe(firstAtOrAfter(day));
+        const s = rng.int(-1, 1600);
+        const after = naive.findIndex((k) => keyDate[k]! > day || (keyDate[k] === day && keySeries[k]! > s));
+        expect(positionAfter(o, keySeries, day, s)).toBe(after < 0 ? n : after);
+        const a = rng.int(0, n);
+        const e = rng.int(a, n);
+        const t = rng.chance(0.1) ? Infinity : (rng.int(lo - 2, hi + 400) + rng.next()) * 86_400e6;
+        const visible = naive.slice(a, e).filter((k) => keyThr[k]! <= t).length;
+        expect(countVisible(o, keyThr, a, e, t)).toBe(visible);
+        // skipHidden never passes a visible key, and lands on a block boundary, e or a start it was given
+        const skip = skipHidden(o, a, e, t);
+        expect(naive.slice(a, skip).some((k) => keyThr[k]! <= t)).toBe(false);
+        expect(skip === a || skip === e || skip % BLOCK === 0).toBe(true);
+      }
+    }
+  });
+});
+
+const tableOf = (spec: SnapshotSpec): Table => buildTableFromArrow(readArrowSnapshot(buildArrowSnapshot(spec)), 0);
+
+describe('the date order goes with its generation', () => {
+  it('a resolver that read pages from a generation order keeps nothing of it once the generation is dropped', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const snap = generateSnapshot(3939, 'wssi_us', 'demand_shock', { series: 200 });
+    const product = findProduct('wssi_us')!;
+    const resolver = new PageResolver();
+    const query = parseQuery('latest=false&limit=50', product, 'demand_shock');
+    let ref: WeakRef<object> | null = null;
+    (() => {
+      const table = tableOf(snap.spec);
+      const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table) };
+      expect(resolver.resolve(gen, query, null).count).toBe(50);
+      expect(gen.dateOrder.byteSize).toBeGreaterThan(0);
+      ref = new WeakRef(gen.dateOrder.get().keys);
+    })();
+    // Another generation answers next, as after a refresh.
+    const other = tableOf(generateSnapshot(3940, 'wssi_us', 'demand_shock', { series: 20 }).spec);
+    resolver.resolve({ table: other, seriesIndex: new SeriesValueIndex(other), dateOrder: new DateOrderIndex(other) }, query, null);
+    for (let i = 0; i < 5 && ref!.deref() !== undefined; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      gc();
+    }
+    expect(ref!.deref()).toBeUndefined();
+  });
+});
