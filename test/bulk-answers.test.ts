@@ -1,5 +1,5 @@
 /**
- * The bulk answers (docs/api.md#pagination): every series of a dataset page by page
+ * The bulk answers (docs/decisions.md#date-order): every series of a dataset page by page
  * (latest=false, with and without as_of, early as_of whose chains end long before the
  * history does), every series in a date window with as_of at its end, the latest row of
  * every series, and filters selecting many series or a few, over random data with

@@ -2,7 +2,7 @@
  * The keys of a table in (date, series) order, the contract's output order: an answer that
  * takes every series (latest=false, a date range) is a run of this array, so a page of it
  * is read straight through instead of merging one run per series, and a cursor resumes
- * with one search instead of one per series (docs/api.md#pagination).
+ * with one search instead of one per series (docs/decisions.md#date-order).
  *
  * Physical order is (series, date) with series by rank (store/table.ts), so a stable
  * counting sort of the keys by date gives (date, series) in one pass; days are few (a
