@@ -18,6 +18,7 @@ import { createDataEndpoint } from '../pipeline/data-endpoint.js';
 import type { GenerationSupply } from '../generations/generation-supply.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import { DatasetSlot } from '../generations/dataset-slot.js';
+import { createJoinEndpoint } from '../pipeline/join-endpoint.js';
 import { notServedHere } from './not-served.js';
 import type { RequestIds } from './request-ids.js';
 import { Router, type RouteAnswer, type RouteRequest } from './router.js';
@@ -93,7 +94,8 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     rowArena: deps.rowArena ?? null,
     supply: deps.supply ?? null,
   });
-  const routes = apiRoutes({ registry, keys, serveData, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
+  const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null);
+  const routes = apiRoutes({ registry, keys, serveData, serveJoin, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry.selection));
   /** the metrics label of each route, found by identity (the router hands back the table's objects) */
   const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));

@@ -1,6 +1,7 @@
 import type { KeyRegistry } from '../auth/key-registry.js';
 import { findProduct } from '../catalog/products.js';
 import { ApiError } from '../errors.js';
+import { recordIdText } from '../http/record-id.js';
 import { exploreRoutes } from './explore-routes.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/aggregate.js';
 import type { AdminOps } from './admin.js';
@@ -8,6 +9,7 @@ import { catalogBody } from './catalog-listing.js';
 import type { DataEndpoint } from '../pipeline/data-answer.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import type { DatasetSlot } from '../generations/dataset-slot.js';
+import type { JoinEndpoint } from '../pipeline/join-endpoint.js';
 import openapi from '../openapi/openapi.json' with { type: 'json' };
 import { healthBody, readinessBody } from './readiness.js';
 import { route, type AnyRoute, type RouteAnswer } from './router.js';
@@ -21,6 +23,8 @@ export interface RouteDeps {
   readonly registry: DatasetRegistry;
   readonly keys: KeyRegistry;
   readonly serveData: DataEndpoint;
+  /** `POST .../asof_join` (contract 15) */
+  readonly serveJoin: JoinEndpoint;
   /** the operational endpoints; absent = not routed (their paths answer 404) */
   readonly admin?: AdminOps;
 }
@@ -31,7 +35,7 @@ export interface RouteDeps {
  * Allow), then the handler (403 for a key not entitled, then the answer).
  */
 export function apiRoutes(deps: RouteDeps): AnyRoute[] {
-  const { registry, keys, serveData, admin } = deps;
+  const { registry, keys, serveData, serveJoin, admin } = deps;
 
   /** `{product}/{dataset}` -> its slot, or null (404) for a product or dataset that is not named (spec 2.2). */
   const slotOf = (p: Readonly<Record<string, string>>): DatasetSlot | null => {
@@ -65,6 +69,15 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
       handler: ({ req, recordId, keyIndex }, slot) => {
         if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
         return serveData(slot, req, recordId, 'walk_forward');
+      },
+    }),
+    route({
+      method: 'POST',
+      pattern: '/{product}/{dataset}/asof_join',
+      bind: slotOf,
+      handler: ({ req, recordId, keyIndex }, slot) => {
+        if (!keys.entitled(keyIndex, slot.product.id)) throw new ApiError('forbidden', `this key is not entitled to ${slot.product.id}`);
+        return serveJoin(slot, req, recordIdText(recordId));
       },
     }),
     route({

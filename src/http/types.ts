@@ -31,6 +31,39 @@ export interface HttpRequest {
    * returns or awaits: the transport's request lives on its stack. Absent: unknown.
    */
   readonly client?: ClientInfo;
+  /**
+   * The request body, for the one route that takes one (asof_join): its headers, and `read`,
+   * which must be called before the handler first returns or awaits (the transport must
+   * subscribe to the body then). Absent on a transport or method without a body.
+   */
+  readonly body?: BodySource;
+}
+
+/** A request body as it arrives. */
+export interface BodySource {
+  /** Content-Type, Content-Encoding and Content-Length as sent; '' when absent */
+  readonly contentType: string;
+  readonly contentEncoding: string;
+  readonly contentLength: string;
+  /**
+   * Collects the body, each chunk copied as it arrives (a transport may reuse its buffer):
+   * resolves with its bytes once complete, or rejects with BodyTooLarge as soon as more
+   * than `maxBytes` have come (the rest is read and dropped, so the answer can still be
+   * read by the client), or BodyAborted when the client went away.
+   */
+  read(maxBytes: number): Promise<Uint8Array>;
+}
+
+export class BodyTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the body is larger than ${maxBytes} bytes`);
+  }
+}
+
+export class BodyAborted extends Error {
+  constructor() {
+    super('the client went away before the body was complete');
+  }
 }
 
 /** A copy of the request that outlives the handler's synchronous part (without `client`, which does not). */

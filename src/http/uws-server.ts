@@ -3,7 +3,7 @@ import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedA
 import { loadNativeUws } from './native-uws.js';
 import { recordIdText, type RecordId } from './record-id.js';
 import { RestBuffers } from './rest-buffers.js';
-import type { ClientInfo, Handler, HttpRequest, HttpResponse } from './types.js';
+import { BodyAborted, BodyTooLarge, type BodySource, type ClientInfo, type Handler, type HttpRequest, type HttpResponse } from './types.js';
 import type { Mutable } from '../mutable.js';
 
 export interface UwsServer {
@@ -256,6 +256,8 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
    * handler that answers later copies what it needs first (ownedRequest, types.ts).
    */
   const request: Mutable<HttpRequest> = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '', client };
+  /** Set by the handler's read of the body, if it reads one (onData must be set before the handler returns). */
+  let bodyFlight: Flight | null = null;
 
   return (res: UwsResponse, req: UwsRequest): void => {
     // req lives on uWS's stack: copy everything out before anything can be deferred.
@@ -270,6 +272,14 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
     request.acceptEncoding = req.getHeader('accept-encoding');
     request.ifNoneMatch = req.getHeader('if-none-match');
     const head = method === 'HEAD';
+    // Only a POST carries a body here: other requests read no more headers for it.
+    if (method === 'POST') {
+      const flight = newFlight();
+      bodyFlight = flight;
+      request.body = bodySource(res, req, flight, inFlight);
+    } else {
+      request.body = undefined;
+    }
 
     let out: HttpResponse | Promise<HttpResponse>;
     currentRes = res;
@@ -289,7 +299,8 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
       return;
     }
 
-    const flight = newFlight();
+    const flight = bodyFlight ?? newFlight();
+    bodyFlight = null;
     arm(res, flight, inFlight);
     inFlight.hold(flight);
     out.then(
@@ -301,6 +312,72 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
         if (!flight.aborted) res.cork(() => respond(res, r, head, flight, true));
       },
     );
+  };
+}
+
+/**
+ * The body of a POST as the handler may read it: onData is set only when it asks (the
+ * handler runs synchronously inside the uWS callback, as uWS requires). Each chunk is
+ * copied (uWS reuses its buffer): into one buffer of the announced Content-Length, or
+ * into a list when there is none. Past `maxBytes` the read fails at once, so the handler
+ * can answer 413 while the client is still sending; what else comes is dropped, and the
+ * connection stays readable.
+ */
+function bodySource(res: UwsResponse, req: UwsRequest, flight: Flight, inFlight: InFlight): BodySource {
+  const contentType = req.getHeader('content-type');
+  const contentEncoding = req.getHeader('content-encoding');
+  const contentLength = req.getHeader('content-length');
+  let asked = false;
+  return {
+    contentType,
+    contentEncoding,
+    contentLength,
+    read(maxBytes: number): Promise<Uint8Array> {
+      if (asked) return Promise.reject(new Error('internal: a body is read once'));
+      asked = true;
+      // uWS keeps one onAborted per response: this one stands for arm()'s too.
+      flight.armed = true;
+      return new Promise((resolve, reject) => {
+        const announced = /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : -1;
+        let done = false;
+        let whole: Uint8Array | null = announced >= 0 && announced <= maxBytes ? new Uint8Array(announced) : null;
+        const parts: Uint8Array[] = [];
+        let received = 0;
+        res.onAborted(() => {
+          flight.aborted = true;
+          inFlight.release(flight);
+          if (!done) {
+            done = true;
+            reject(new BodyAborted());
+          }
+        });
+        res.onData((chunk, isLast) => {
+          if (done) return;
+          const n = chunk.byteLength;
+          if (received + n > maxBytes) {
+            done = true;
+            whole = null;
+            parts.length = 0;
+            reject(new BodyTooLarge(maxBytes));
+            return;
+          }
+          const bytes = new Uint8Array(chunk);
+          if (whole !== null && received + n <= whole.length) whole.set(bytes, received);
+          else {
+            if (whole !== null) {
+              parts.push(whole.subarray(0, received));
+              whole = null;
+            }
+            parts.push(bytes.slice());
+          }
+          received += n;
+          if (!isLast) return;
+          done = true;
+          if (whole !== null) resolve(received === whole.length ? whole : whole.subarray(0, received));
+          else resolve(Buffer.concat(parts, received));
+        });
+      });
+    },
   };
 }
 

@@ -3,13 +3,14 @@ import { Registry, type Metric } from 'prom-client';
 import { counter, gauge, histogram, type CustomMetric, type Sample } from './custom-metric.js';
 
 /** The label values of the request metrics: fixed lists, so every counter lives at a fixed index of one typed array. */
-export const ENDPOINTS = ['data', 'walk_forward', 'vintages', 'other'] as const;
+export const ENDPOINTS = ['data', 'walk_forward', 'vintages', 'asof_join', 'other'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 /** The endpoint label of each data route pattern (api-routes.ts); every other route is 'other'. */
 const ENDPOINT_OF_PATTERN: ReadonlyMap<string, Endpoint> = new Map([
   ['/{product}/{dataset}', 'data'],
   ['/{product}/{dataset}/walk_forward', 'walk_forward'],
   ['/{product}/{dataset}/vintages', 'vintages'],
+  ['/{product}/{dataset}/asof_join', 'asof_join'],
 ]);
 
 export function endpointOfPattern(pattern: string): Endpoint {
@@ -18,7 +19,7 @@ export function endpointOfPattern(pattern: string): Endpoint {
 export const FORMATS = ['json', 'csv', 'arrow', 'none'] as const;
 export type FormatLabel = (typeof FORMATS)[number];
 /** Every status the API answers; anything else counts as 'other' (a bug worth alerting on). */
-export const STATUSES = ['200', '304', '400', '401', '403', '404', '405', '406', '429', '500', '503', 'other'] as const;
+export const STATUSES = ['200', '304', '400', '401', '403', '404', '405', '406', '413', '415', '429', '500', '503', 'other'] as const;
 /** Seconds. Answers run from tens of µs (cache hits) to seconds (100k-row walk-forward pages over slow links). */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 export const CACHES = ['response', 'row', 'page'] as const;

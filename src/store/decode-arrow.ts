@@ -110,7 +110,8 @@ function readSeriesKey(metadata: Map<string, string>, fields: Field[]): string[]
   return key;
 }
 
-function readColumn(field: Field, chunks: Data[], rows: number): ArrowColumn {
+/** One column of Arrow record batches checked against the types of contract 6 (also an event column of contract 15). */
+export function readColumn(field: Field, chunks: Data[], rows: number): ArrowColumn {
   const type = field.type as DataType;
   const name = field.name;
   const base = { name, chunks, rows, hasNulls: chunks.some((d) => d.nullCount > 0) };

@@ -135,7 +135,8 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
       }
       case 'string': {
         const offsetsLength = (n + 1) * 4;
-        const room = n * layout.maxUtf8[i]! > STRING_ROOM_MAX ? stringTotal(c, oc, rows, n) : n * layout.maxUtf8[i]!;
+        // A computed column's dictionary is its answer's own (a join's passthrough text): the layout's maximum is not its.
+        const room = oc.at === 'position' || n * layout.maxUtf8[i]! > STRING_ROOM_MAX ? stringTotal(c, oc, rows, n) : n * layout.maxUtf8[i]!;
         // 8 bytes of slack: writeStrings may store a word (zeros) past its last value.
         const p = reserve(pad8(offsetsLength) + room + 8);
         const base = out.buf.byteOffset + p;
