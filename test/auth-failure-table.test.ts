@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_KEY_WORDS, addressKey } from '../src/auth/address-key.js';
-import { AuthThrottle } from '../src/auth/auth-throttle.js';
+import { AuthThrottle, DEFAULT_AUTH_FAIL_LIMIT, DEFAULT_TRACKED_ADDRESSES, authFailureMemory } from '../src/auth/auth-throttle.js';
 import { FailureTable, allocateAuthFailures } from '../src/auth/failure-table.js';
 import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { FailureJob } from './support/auth-failure-hammer.js';
@@ -50,6 +50,14 @@ describe('address keys', () => {
 });
 
 describe('one table for every thread', () => {
+  it('is made once at start: 65,536 addresses when throttling, one slot when off', () => {
+    expect(new FailureTable(authFailureMemory(DEFAULT_AUTH_FAIL_LIMIT), 60_000).capacity).toBe(DEFAULT_TRACKED_ADDRESSES);
+    expect(DEFAULT_TRACKED_ADDRESSES).toBe(65_536);
+    expect(new FailureTable(authFailureMemory({ count: 0, windowMs: 60_000 }), 60_000).capacity).toBe(1);
+    // 16 words a slot and a 16-word header: 4 MiB for the default.
+    expect(authFailureMemory(DEFAULT_AUTH_FAIL_LIMIT).words.byteLength).toBe(64 * (65_536 + 1));
+  });
+
   it('two throttles over one memory count one address together; another address is untouched', () => {
     const memory = allocateAuthFailures(64);
     const [a, b] = [new AuthThrottle(MINUTE, memory), new AuthThrottle(MINUTE, memory)];

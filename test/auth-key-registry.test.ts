@@ -48,9 +48,12 @@ describe('KeyRegistry refuses a config with a duplicate', () => {
     expect(() => new KeyRegistry(config(entry('a', 'k1'), entry('b', 'k1')))).toThrow('keys[1] (id "b"): duplicate id or key');
   });
 
-  it('takes distinct ids and keys', () => {
+  it('takes distinct ids and keys; an id or index it does not hold is no key', () => {
     const r = new KeyRegistry(config(entry('a', 'k1'), entry('b', 'k2')));
-    expect([r.authenticate('k1'), r.authenticate('k2'), r.indexOfId('b')]).toEqual([0, 1, 1]);
+    expect([r.authenticate('k1'), r.authenticate('k2'), r.indexOfId('b'), r.indexOfId('c')]).toEqual([0, 1, 1, -1]);
+    expect(r.id(1)).toBe('b');
+    expect(() => r.id(2)).toThrow(new RangeError('no key at index 2'));
+    expect(JSON.stringify(r)).toBe('{"keys":2}');
   });
 });
 

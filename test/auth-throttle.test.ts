@@ -93,8 +93,8 @@ describe('--auth-fail-limit', () => {
     expect(DEFAULT_AUTH_FAIL_LIMIT).toEqual({ count: 30, windowMs: 60_000 });
   });
 
-  it.each(['30', '30/', '/60s', '-1/60s', '0/60s', '30/10ms', '30/soon', 'lots'])('refuses %j with the forms it takes', (bad) => {
-    expect(() => parseAuthFailLimit(bad)).toThrow(/--auth-fail-limit: .* is not <failures>\/<window>|is not a duration/);
+  it.each(['30', '30/', '/60s', '-1/60s', '0/60s', '30/10ms', '30/soon', 'lots', '30/60s\nx'])('refuses %j with the forms it takes', (bad) => {
+    expect(() => parseAuthFailLimit(bad)).toThrow(/--auth-fail-limit: [\s\S]* is not <failures>\/<window>|is not a duration/);
   });
 });
 

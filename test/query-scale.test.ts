@@ -54,7 +54,7 @@ const iso = (day: number): string => new Date(day * 86_400_000).toISOString().sl
 const instant = (us: number): string => `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
 const zone = (i: number): string => `Z${String(i).padStart(3, '0')}`;
 
-/** pemi: 600 zones over four days, every fifth zone revised a day later, every seventh first published a day late. */
+/** pemi: 600 zones over four days, every fifth zone revised a day later, every seventh first published a day late, every eleventh tied. */
 const WIDE_DAYS = [dayOf('2026-03-10'), dayOf('2026-03-11'), dayOf('2026-03-12'), dayOf('2026-03-13')];
 const wide = dataset(
   'pemi',
@@ -65,6 +65,8 @@ const wide = dataset(
       const first = day * DAY_US + (6 + (z % 7)) * HOUR_US + (z % 7 === 0 ? DAY_US : 0);
       const v: Version[] = [{ key: zone(z), day, effUs: day * DAY_US, obsUs: first }];
       if (z % 5 === 0) v.push({ key: zone(z), day, effUs: day * DAY_US, obsUs: first + DAY_US + z });
+      // A tie on observed: the later ingested replaces the first at once (it is never the answer alone).
+      if (z % 11 === 0) v.push({ key: zone(z), day, effUs: day * DAY_US, obsUs: first, ingUs: first + 1000 });
       return v;
     }).flat(),
   ),
@@ -76,6 +78,7 @@ const wide = dataset(
  */
 const LONG_FROM = dayOf('2026-02-01');
 const DEEP_DAY = dayOf('2026-01-20');
+const FLOOR_DAY = dayOf(FLOOR_DATE.gbsi_eu!);
 const long = dataset('gbsi_eu', 'system_stress', 'country', [
   ...Array.from({ length: 60 }, (_, d) =>
     Array.from({ length: 30 }, (_, c): Version => {
@@ -85,6 +88,13 @@ const long = dataset('gbsi_eu', 'system_stress', 'country', [
       return { key: `C${String(c).padStart(2, '0')}`, day, effUs: day * DAY_US, obsUs: obs };
     }),
   ).flat(),
+  // FL around the vintage floor (2026-01-13): decision dates before it have floor_applied.
+  ...Array.from({ length: 7 }, (_, i): Version => ({
+    key: 'FL',
+    day: FLOOR_DAY - 3 + i,
+    effUs: (FLOOR_DAY - 3 + i) * DAY_US,
+    obsUs: (FLOOR_DAY - 3 + i) * DAY_US + 9 * HOUR_US,
+  })),
   ...Array.from({ length: 200 }, (_, i): Version => ({
     key: 'DE',
     day: DEEP_DAY,
@@ -150,9 +160,17 @@ describe('resolvers past their first scratch sizes, against the reference model'
       rows += await rowsLike(wide, { latest: 'true', ...(filters === undefined ? {} : { filters }) }, 7);
     }
     expect(rows).toBeGreaterThan(5000);
-    // Chains over every series, pages cut mid-date.
+    // Chains over every series (the heap), a few (the sweep) and one, pages cut mid-date; every row without date bounds.
     await rowsLike(wide, range, 997);
+    await rowsLike(wide, { ...range, as_of: asOf }, 101);
+    await rowsLike(wide, { latest: 'false' }, 1009);
+    await rowsLike(wide, { latest: 'false', as_of: asOf }, 10_000);
+    await rowsLike(wide, { ...range, filters: { bidding_zone: zones(5) } }, 3);
+    await rowsLike(wide, { ...range, as_of: asOf, filters: { bidding_zone: zones(5, 1) } }, 2);
+    await rowsLike(wide, { ...range, filters: { bidding_zone: 'Z010' } }, 1);
+    await rowsLike(wide, { ...range, as_of: asOf, filters: { bidding_zone: 'Z011' } }, 1);
     await rowsLike(wide, { latest: 'true', date_to: '2026-03-12' }, 251);
+    await rowsLike(wide, { latest: 'true', as_of: asOf, filters: { bidding_zone: zones(5) } }, 2);
   });
 
   it('a version visible exactly at as_of is in the answer; a microsecond earlier it is not (one series, a few, many, latest)', async () => {
@@ -173,6 +191,22 @@ describe('resolvers past their first scratch sizes, against the reference model'
         ).toBe(present);
         same(`${JSON.stringify(p)}`, got, referenceAnswer(wide, p, h.clock.now()).rows);
       }
+    }
+    // The count of a first page that is full (so the rest is counted apart) has it too.
+    for (const filters of ['Z007,Z008', zones20()]) {
+      const total = async (asOf: number) =>
+        (await h.get(`/pemi/grid_stress?latest=false&date_from=2026-03-11&date_to=2026-03-13&as_of=${instant(asOf)}&bidding_zone=${filters}&limit=1`)).body
+          .metadata.total_count as number;
+      const p = (asOf: number) => ({
+        latest: 'false',
+        date_from: '2026-03-11',
+        date_to: '2026-03-13',
+        as_of: instant(asOf),
+        filters: { bidding_zone: filters },
+      });
+      expect(await total(exact)).toBe(referenceAnswer(wide, p(exact), h.clock.now()).totalCount);
+      expect(await total(exact - 1)).toBe(referenceAnswer(wide, p(exact - 1), h.clock.now()).totalCount);
+      expect(await total(exact)).toBeGreaterThan(await total(exact - 1));
     }
     const latest = (asOf: number) => h.get(`/pemi/grid_stress?latest=true&date_to=2026-03-11&as_of=${instant(asOf)}&bidding_zone=Z007`);
     expect((await latest(exact)).body.data[0].date).toBe('2026-03-11');
@@ -198,6 +232,7 @@ describe('resolvers past their first scratch sizes, against the reference model'
     expect(await walk(long, LONG_FROM, LONG_FROM + 59, 1, 3, {}, 100_000)).toBeGreaterThan(6000);
     expect(await walk(long, LONG_FROM - 2, LONG_FROM + 61, 2, 5, {}, 1013)).toBeGreaterThan(5000);
     expect(await walk(long, LONG_FROM, LONG_FROM + 59, 1, 0, { country: 'C07' }, 100_000)).toBeGreaterThan(30);
+    expect(await walk(long, FLOOR_DAY - 4, FLOOR_DAY + 4, 1, 1, { country: 'FL' }, 100_000)).toBe(14);
     // DE's key of 200 versions sits in ten decisions' windows: each takes the version published by its day's end.
     expect(await walk(long, DEEP_DAY - 1, DEEP_DAY + 9, 1, 10, { country: 'DE' }, 3)).toBe(10);
   });
@@ -218,7 +253,8 @@ describe('resolvers past their first scratch sizes, against the reference model'
     expect(await vintages(long, { filters: { country: 'DE' }, as_of: instant(DEEP_DAY * DAY_US + 150 * HOUR_US) }, 13)).toBe(150);
     expect(await vintages(long, { filters: { country: 'DE' }, release: 'first' }, 10)).toBe(1);
     expect(await vintages(long, { date_from: '2026-01-20', date_to: '2026-02-03' }, 41)).toBeGreaterThan(250);
-    expect(await vintages(wide, {}, 100_000)).toBe(wide.rows.length);
+    // Every version but the 4 x 55 tied ones replaced at once (never the answer alone).
+    expect(await vintages(wide, {}, 100_000)).toBe(wide.rows.length - 4 * 55);
     expect(await vintages(wide, { as_of: instant(WIDE_DAYS[2]! * DAY_US + 9 * HOUR_US) }, 977)).toBeGreaterThan(1000);
     expect(await vintages(wide, { release: 'first', date_from: '2026-03-11' }, 500)).toBe(1800);
   });
