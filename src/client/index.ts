@@ -1,4 +1,4 @@
-import { Table, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
+import { Table, tableFromIPC, tableToIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import type { components } from './openapi-types.js';
 import { PitcacheError } from './pitcache-error.js';
 
@@ -6,9 +6,19 @@ export { PitcacheError };
 export type QueryEnvelope = components['schemas']['QueryEnvelope'];
 export type WalkForwardEnvelope = components['schemas']['WalkForwardEnvelope'];
 export type VintagesEnvelope = components['schemas']['VintagesEnvelope'];
+export type JoinEnvelope = components['schemas']['JoinEnvelope'];
 export type Catalog = components['schemas']['Catalog'];
 export type CatalogDataset = components['schemas']['CatalogDataset'];
 export type Params = Record<string, string | number | boolean | readonly string[] | undefined>;
+/** One event of a join given as a plain object: `at` (RFC 3339 or YYYY-MM-DD, or a Date), each series-key column, any other column passed through. */
+export type JoinEvent = Record<string, string | number | boolean | Date | null>;
+/** asof_join's query (contract 15). */
+export interface JoinParams {
+  readonly columns?: string | readonly string[];
+  readonly max_age?: number;
+  readonly before_floor?: 'floor' | 'skip' | 'error';
+  readonly generation?: number;
+}
 
 export interface PitcacheClientOptions {
   readonly baseUrl: string;
@@ -74,6 +84,34 @@ export class PitcacheClient {
       cursor = res.headers.get('x-next-cursor');
     } while (cursor !== null);
     return batches.length === 0 ? new Table(schema!) : new Table(batches);
+  }
+
+  /**
+   * The point-in-time join of events (contract 15): for each event, the row that was
+   * knowable at its `at`, one row per event in the events' order. Events as an apache-arrow
+   * Table (sent as an Arrow stream; `at` a Timestamp or Date32, keeping every column's
+   * type) or as rows (sent as JSON); the answer is a Table with the stored Arrow types and
+   * `floor_applied` last.
+   */
+  async asofJoin(product: string, dataset: string, events: Table | readonly JoinEvent[], params: JoinParams = {}): Promise<Table> {
+    const url = new URL(`/${product}/${dataset}/asof_join`, this.opts.baseUrl);
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    url.searchParams.set('format', 'arrow');
+    const body =
+      events instanceof Table
+        ? { bytes: tableToIPC(events, 'stream'), type: 'application/vnd.apache.arrow.stream' }
+        : { bytes: Buffer.from(JSON.stringify(events.map((e) => (e.at instanceof Date ? { ...e, at: e.at.toISOString() } : e)))), type: 'application/json' };
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.fetchFn(url, { method: 'POST', body: body.bytes, headers: { 'x-api-key': this.opts.apiKey, 'content-type': body.type } });
+      if (res.ok) return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+      if ((res.status === 429 || res.status === 503) && attempt < this.maxRetries) {
+        const seconds = Number(res.headers.get('retry-after') ?? '1');
+        await res.body?.cancel();
+        await this.sleep((Number.isFinite(seconds) && seconds >= 0 ? seconds : 1) * 1000);
+        continue;
+      }
+      throw await toError(res);
+    }
   }
 
   private async *chain<T extends { has_more: boolean; next_cursor?: string }>(path: string, params: Params): AsyncGenerator<T> {

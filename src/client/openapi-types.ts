@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{product_id}/{dataset_name}/asof_join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What was known at each event: a point-in-time join
+         * @description Contract 15. For each event, the row GET /{product_id}/{dataset_name}?<series key>=<the event's values>&as_of=<at>&latest=true returns for its series, computed in one pass over each series' versions. Body: the events as CSV, JSON (an array of objects) or an Arrow IPC stream; Content-Encoding gzip accepted. At most 1,000,000 events and 256 MiB as sent. A row without at or a series-key value, or a bad at: 400 invalid_body naming the row (0-based) and the column; so is a passthrough column named like a dataset column. Only POST (405 with Allow: POST).
+         */
+        post: operations["asofJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalog": {
         parameters: {
             query?: never;
@@ -194,7 +214,7 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "invalid_parameter" | "unknown_parameter" | "invalid_cursor" | "cursor_expired" | "generation_unavailable" | "before_floor" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "rate_limited" | "internal_error" | "dataset_unavailable" | "not_ready";
+                code: "invalid_parameter" | "unknown_parameter" | "invalid_cursor" | "cursor_expired" | "generation_unavailable" | "before_floor" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "dataset_unavailable" | "not_ready";
                 message: string;
                 param?: string;
             };
@@ -319,9 +339,29 @@ export interface components {
         Catalog: {
             datasets: components["schemas"]["CatalogDataset"][];
         };
+        /** @description One row per event, in the events' order: the event's columns as given (at as an RFC 3339 instant with microseconds, UTC; CSV passthrough cells as the text given, JSON values as given), then the dataset's columns other than its series key (projected by columns; null when no row answers the event), then floor_applied. */
+        JoinRow: {
+            /** Format: date-time */
+            at: string;
+            /** Format: date */
+            date?: string | null;
+            /** @description The event's at lies before the product's vintage floor (contract 16). */
+            floor_applied: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Never paged: count = events, has_more false, metadata.total_count = events a row answered. */
+        JoinEnvelope: {
+            product_id?: string;
+            data: components["schemas"]["JoinRow"][];
+            count: number;
+            /** @constant */
+            has_more: false;
+            metadata: components["schemas"]["Metadata"];
+        };
     };
     responses: {
-        /** @description Bad parameter, date, limit or cursor; unavailable generation; before_floor=error with a decision date or event before the vintage floor. */
+        /** @description Bad parameter, date, limit or cursor; unavailable generation; before_floor=error with a decision date or event before the vintage floor; asof_join events that cannot be read (invalid_body). */
         E400: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -401,7 +441,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Method other than GET/HEAD on a data path. */
+        /** @description A method other than GET/HEAD on a data path (Allow: GET, HEAD), or other than POST on asof_join (Allow: POST). */
         E405: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -504,6 +544,46 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description More than 1,000,000 events, or a body over 256 MiB as sent (refused as soon as it is announced or has come, readable before the connection closes). */
+        E413: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 413,
+                 *         "code": "payload_too_large",
+                 *         "message": "..."
+                 *       },
+                 *       "record_id": "req_0123456789abcdef"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A Content-Type other than text/csv, application/json or application/vnd.apache.arrow.stream, or a Content-Encoding other than gzip. */
+        E415: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 415,
+                 *         "code": "unsupported_media_type",
+                 *         "message": "..."
+                 *       },
+                 *       "record_id": "req_0123456789abcdef"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
     };
     parameters: {
         /** @description Product id. */
@@ -552,6 +632,10 @@ export interface components {
         IfNoneMatch: string;
         /** @description Contract 16. floor: a decision date before the vintage floor answers the state held at the floor (contract 1; its rows have floor_applied true). skip: such decision dates give no rows. error: 400 before_floor naming the floor when any decision date lies before it. */
         BeforeFloor: "floor" | "skip" | "error";
+        /** @description Days: a row dated more than max_age days before the UTC date of the event's at is no answer (null dataset columns). Absent: any age. */
+        MaxAge: number;
+        /** @description Contract 16. floor: an event before the vintage floor gets the state held at the floor (floor_applied true). skip: such events get null dataset columns. error: 400 before_floor naming the floor when any event lies before it. */
+        JoinBeforeFloor: "floor" | "skip" | "error";
     };
     requestBodies: never;
     headers: {
@@ -868,6 +952,98 @@ export interface operations {
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    asofJoin: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated columns; date and series-key columns are always included. */
+                columns?: components["parameters"]["Columns"];
+                /** @description Wins over Accept. */
+                format?: components["parameters"]["Format"];
+                /** @description Days: a row dated more than max_age days before the UTC date of the event's at is no answer (null dataset columns). Absent: any age. */
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description Contract 16. floor: an event before the vintage floor gets the state held at the floor (floor_applied true). skip: such events get null dataset columns. error: 400 before_floor naming the floor when any event lies before it. */
+                before_floor?: components["parameters"]["JoinBeforeFloor"];
+                /** @description Answer from this snapshot generation (contract 12): the current one, one still held, or one loaded on demand from the source's history/. Part of a cursor's query. 400 generation_unavailable when its history manifest or object is gone, it was never published, or it is refused at load. With as_of too, the answer never changes (a repeatable backtest) and is sent with Cache-Control: private, max-age=31536000, immutable. */
+                generation?: components["parameters"]["Generation"];
+            };
+            header?: {
+                /** @description application/json, text/csv, application/vnd.apache.arrow.stream, *\/* with q-values. */
+                Accept?: components["parameters"]["Accept"];
+                /** @description gzip, br (zstd where available), q-values honoured. */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+            };
+            path: {
+                /** @description Product id. */
+                product_id: components["parameters"]["Product"];
+                /** @description Dataset name within the product. */
+                dataset_name: components["parameters"]["Dataset"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example at,country,fill_id
+                 *     2026-02-04T15:30:00+01:00,DE,f1
+                 *     2026-03-02,FR,f2
+                 */
+                "text/csv": string;
+                /**
+                 * @example [
+                 *       {
+                 *         "at": "2026-02-04T15:30:00+01:00",
+                 *         "country": "DE",
+                 *         "fill_id": "f1"
+                 *       }
+                 *     ]
+                 */
+                "application/json": ({
+                    /** @description An RFC 3339 instant with Z or an offset, or YYYY-MM-DD (the end of that UTC day). */
+                    at: string;
+                } & {
+                    [key: string]: string | number | boolean | null;
+                })[];
+                "application/vnd.apache.arrow.stream": string;
+            };
+        };
+        responses: {
+            /** @description One row per event, in the events' order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-count": components["headers"]["Count"];
+                    "x-total-count": components["headers"]["TotalCount"];
+                    "x-has-more": components["headers"]["HasMore"];
+                    "x-data-latest-date": components["headers"]["DataLatestDate"];
+                    "x-data-age-hours": components["headers"]["DataAgeHours"];
+                    "x-generation": components["headers"]["Generation"];
+                    "x-floor-applied": components["headers"]["FloorApplied"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["ContentEncoding"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinEnvelope"];
+                    "text/csv": string;
+                    "application/vnd.apache.arrow.stream": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            406: components["responses"]["E406"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
