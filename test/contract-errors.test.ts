@@ -37,6 +37,10 @@ const BAD_INPUT: Array<[string, number, string, string | undefined | 'any']> = [
   ['limit=5&limit=5', 400, 'invalid_parameter', 'limit'],
   ['as_of=2026-04-01&as_of=2026-04-02', 400, 'invalid_parameter', 'as_of'],
   ['foo=1', 400, 'unknown_parameter', 'foo'],
+  // A pair without a name is no parameter the body could name (found by the fuzz test).
+  ['=1', 400, 'unknown_parameter', undefined],
+  ['basin=atlantic&=', 400, 'unknown_parameter', undefined],
+  ['%3D=1', 400, 'unknown_parameter', '='],
   ['country=DE', 400, 'unknown_parameter', 'country'],
   ['basin=%zz', 400, 'invalid_parameter', 'basin'],
   ['as_of=2026-04-01%', 400, 'invalid_parameter', 'as_of'],

@@ -106,6 +106,8 @@ export function splitParams(raw: string, product: ProductSpec, rules: ParamRules
       const rawKey = known === null ? raw.slice(at, eq) : known;
       const name = known ?? decode(rawKey, rawKey);
       const value = encoded(raw, valueStart, end) ? decode(raw.slice(valueStart, end), name) : null;
+      // A pair with no name ("=5") is at fault, but names no parameter the error could name.
+      if (name === '') throw new ApiError('unknown_parameter', `a parameter without a name: "${raw.slice(at, end)}"`);
       if (known === null && !rules.accepted.includes(name) && !product.filters.some((f) => f.param === name)) {
         const why = rules.refused?.get(name);
         if (why !== undefined) throw invalidParam(name, why);
