@@ -1,10 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalSource } from '../../../loaders/local-source.js';
-import { DEMO_ADMIN_KEY, DEMO_DATASETS, DEMO_EU_KEY, DEMO_KEY, DEMO_SEED, demoKeysConfig, ensureDemoData } from '../../../loaders/demo/index.js';
+import { LocalSource } from '../../../src/source/local-source.js';
+import { DEMO_ADMIN_KEY, DEMO_DATASETS, DEMO_EU_KEY, DEMO_KEY, DEMO_SEED, demoKeysConfig, ensureDemoData } from '../../../src/demo/index.js';
 import { createLogger, type LogSink } from '../../../src/log/logger.js';
 import { PAGE_SLOT_COST } from '../../../src/render/page-arena.js';
-import { startServer, type RunningServer } from '../../../src/server/start.js';
+import { startServer, type RunningServer } from '../../../src/threads/start.js';
 import { systemClock } from '../../../src/time/clock.js';
 import { rawRequest, type RawReply } from '../raw-http.js';
 import type { CursorSample, FuzzDataset, FuzzWorld } from './requests.js';
