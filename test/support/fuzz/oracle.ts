@@ -1,28 +1,30 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RawReply } from '../raw-http.js';
 
 /**
  * What every answer to generated input must be (contract 5, docs/errors.md): never a 500,
  * an error as the contract's body with a code from the table and the status that code
- * has, the same record id in the body and the `x-request-id` header. Written from the
- * documents, not from src/errors.ts, so a code or status changed there alone is caught.
+ * has, the same record id in the body and the `x-request-id` header. The table is read
+ * from docs/errors.md, not from src/errors.ts, so a code or status changed there alone is
+ * caught (and a code the documents add is known here at once).
  */
-export const CODE_STATUS: Readonly<Record<string, number>> = {
-  invalid_parameter: 400,
-  unknown_parameter: 400,
-  invalid_cursor: 400,
-  cursor_expired: 400,
-  generation_unavailable: 400,
-  before_floor: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  not_acceptable: 406,
-  payload_too_large: 413,
-  rate_limited: 429,
-  dataset_unavailable: 503,
-  not_ready: 503,
-};
+export const CODE_STATUS: Readonly<Record<string, number>> = codeTable();
+
+function codeTable(): Record<string, number> {
+  // Up from here to the repository (this file also runs compiled, from dist/).
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'docs', 'errors.md')) && dirname(dir) !== dir) dir = dirname(dir);
+  const doc = readFileSync(join(dir, 'docs', 'errors.md'), 'utf8');
+  const table: Record<string, number> = {};
+  // Rows like "| 400 | `invalid_parameter` | ..." or "| 503 | `a` / `b` | ...".
+  for (const m of doc.matchAll(/^\| (\d{3}) \| ([^|]+)\|/gm)) {
+    for (const code of m[2]!.matchAll(/`([a-z_]+)`/g)) if (m[1] !== '500') table[code[1]!] = Number(m[1]);
+  }
+  if (Object.keys(table).length < 10) throw new Error('docs/errors.md: the table of codes was not found');
+  return table;
+}
 
 const RECORD_ID = /^req_[0-9a-z]{16,}$/;
 
