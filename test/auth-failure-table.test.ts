@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_KEY_WORDS, addressKey } from '../src/auth/address-key.js';
 import { AuthThrottle, DEFAULT_AUTH_FAIL_LIMIT, DEFAULT_TRACKED_ADDRESSES, authFailureMemory } from '../src/auth/auth-throttle.js';
-import { FailureTable, allocateAuthFailures } from '../src/auth/failure-table.js';
+import { FailureTable, allocateAuthFailures, homeSlot } from '../src/auth/failure-table.js';
 import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { FailureJob } from './support/auth-failure-hammer.js';
 
@@ -110,6 +110,37 @@ describe('one table for every thread', () => {
       expect(table.start).toBe(T0);
     }
   }, 60_000);
+
+  it('a thread prunes when the shared time is due, not when its own copy of it is', () => {
+    const memory = allocateAuthFailures(64);
+    const [a, b] = [new AuthThrottle(MINUTE, memory), new AuthThrottle(MINUTE, memory)];
+    a.retryAfterSeconds('x', T0); // due again at T0 + 60 s
+    b.retryAfterSeconds('x', T0 + 1); // b's copy: T0 + 60 s
+    a.failed('10.0.0.1', T0 + 10_000); // its window ends at T0 + 70 s
+    a.retryAfterSeconds('x', T0 + 60_000); // a prunes (nothing ended): due at T0 + 120 s
+    b.retryAfterSeconds('x', T0 + 80_000); // b's copy is due, the shared time is not: no sweep
+    expect(a.tracked).toBe(1);
+    b.retryAfterSeconds('x', T0 + 120_000);
+    expect(a.tracked).toBe(0);
+  });
+
+  it('a full probe range evicts its oldest window; a ninth address of one home slot never lands past the range', () => {
+    const memory = allocateAuthFailures(16);
+    const t = new AuthThrottle({ count: 1, windowMs: 60_000 }, memory);
+    // Nine addresses whose probe ranges start at one slot of the sixteen.
+    const k = new Int32Array(ADDRESS_KEY_WORDS);
+    const home = (a: string): number => {
+      addressKey(a, k);
+      return homeSlot(k) & 15;
+    };
+    const same: string[] = [];
+    for (let i = 0; same.length < 9; i++) if (home(`10.9.${i >> 8}.${i & 255}`) === home('10.9.0.0')) same.push(`10.9.${i >> 8}.${i & 255}`);
+    same.slice(0, 8).forEach((a, i) => t.failed(a, T0 + i));
+    expect(t.tracked).toBe(8);
+    t.failed(same[8]!, T0 + 8);
+    expect(t.tracked).toBe(8);
+    expect(same.map((a) => t.retryAfterSeconds(a, T0 + 9))).toEqual([0, 60, 60, 60, 60, 60, 60, 60, 60]);
+  });
 
   it("one thread's prune empties ended windows for all: `active` turns false on the other", () => {
     const memory = allocateAuthFailures(64);

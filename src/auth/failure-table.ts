@@ -43,9 +43,10 @@ export function allocateAuthFailures(capacity: number): AuthFailureMemory {
  * prune) take one spin lock: their critical section is a probe of at most eight slots,
  * and only failing clients write. Readers take no lock: each slot is a seqlock (its
  * version is odd while a writer is inside), so a lookup reads a slot's words and re-reads
- * its version, and retries the slot when it moved. A full probe range evicts the slot
- * whose window began first, so a flood of addresses replaces old entries instead of
- * growing the table.
+ * its version, and retries the slot when it moved. A new address takes the first empty
+ * slot of its range; in a full range it evicts the slot whose window began first (an
+ * ended one if any), so a flood of addresses replaces old entries instead of growing the
+ * table.
  */
 export class FailureTable {
   private readonly words: Int32Array;
@@ -104,7 +105,6 @@ export class FailureTable {
     lock(w);
     const home = homeSlot(key);
     let empty = -1;
-    let ended = -1;
     let oldest = -1;
     for (let p = 0; p < this.probes; p++) {
       const at = HEADER_WORDS + ((home + p) & this.mask) * SLOT_WORDS;
@@ -113,18 +113,17 @@ export class FailureTable {
         if (empty < 0) empty = at;
         continue;
       }
-      const open = nowMs < startOf(w, at) + this.windowMs;
       if (sameKey(w, at, key)) {
-        if (open) write(w, at, failures + 1, null, 0);
+        if (nowMs < startOf(w, at) + this.windowMs) write(w, at, failures + 1, null, 0);
         else this.begin(at, key, nowMs);
         unlock(w);
         return;
       }
-      if (!open && ended < 0) ended = at;
+      // Stamps follow window starts, so the oldest is a slot whose window ended when there is one.
       if (oldest < 0 || w[at + STAMP]! - w[oldest + STAMP]! < 0) oldest = at;
     }
     if (empty >= 0) Atomics.add(w, LIVE, 1);
-    this.begin(empty >= 0 ? empty : ended >= 0 ? ended : oldest, key, nowMs);
+    this.begin(empty >= 0 ? empty : oldest, key, nowMs);
     unlock(w);
   }
 
@@ -194,8 +193,8 @@ function sameKey(w: Int32Array, at: number, key: Int32Array): boolean {
   return true;
 }
 
-/** The key's first slot (unmasked): its words mixed, so addresses of one subnet spread. */
-function homeSlot(key: Int32Array): number {
+/** The key's first slot (unmasked): its words mixed, so addresses of one subnet spread. Exported for tests that make addresses collide. */
+export function homeSlot(key: Int32Array): number {
   let h = 0x2545_f491;
   for (let i = 0; i < ADDRESS_KEY_WORDS; i++) {
     h = Math.imul(h ^ key[i]!, 0x9e37_79b1);
