@@ -34,14 +34,28 @@ describe('address keys', () => {
     expect(key('[fe80::1%eth0]')).toEqual(key('fe80::1'));
   });
 
-  it.each(['1.2.3.256', '1.2.3', '1.2.3.4.', '.1.2.3', '1..2.3', '1.2.3.4.5', '1234.1.1.1', '1.2.3.x', '', 'unknown', ':::', '1:2'])(
-    '%j is no IPv4 or IPv6 address: keyed under 0100::/64, apart from every address and from other text',
-    (text) => {
-      const k = key(text);
-      expect(k.slice(0, 2)).toEqual([0x0100_0000, 0]);
-      expect(k).not.toEqual(key(`${text}!`));
-    },
-  );
+  it.each([
+    '1.2.3.256',
+    '1.2.3',
+    '1.2.3.',
+    '1.2.3.4.',
+    '.1.2.3',
+    '1..2.3',
+    '1.2.3.4.5',
+    '1234.1.1.1',
+    '0001.2.3.4',
+    '1.2.3.x',
+    '1.2.3.-',
+    '1.2.3. ',
+    '',
+    'unknown',
+    ':::',
+    '1:2',
+  ])('%j is no IPv4 or IPv6 address: keyed under 0100::/64, apart from every address and from other text', (text) => {
+    const k = key(text);
+    expect(k.slice(0, 2)).toEqual([0x0100_0000, 0]);
+    expect(k).not.toEqual(key(`${text}!`));
+  });
 
   it('text that is no address never shares a key with another text of the usual kinds', () => {
     const texts = ['a', 'b', 'unknown', '', ' 10.0.0.1', '10.0.0.1 ', 'localhost', '1.2.3.4.5'];
