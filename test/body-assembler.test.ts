@@ -15,14 +15,15 @@ import { pageMeta } from './support/page-meta.js';
 import { rng } from './support/rng.js';
 
 const META: PageMeta = pageMeta();
-const key = (canonical: string): RequestKey => new RequestKey().fill('gbsi_eu/system_stress', 1, canonical, 'json', '*', null, null);
+const key = (canonical: string): RequestKey =>
+  new RequestKey().fill({ dataset: 'gbsi_eu/system_stress', generation: 1, canonical, format: 'json', columns: '*', encoding: null, cursor: null });
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const filler = (n: number, c: string): string => c.repeat(n);
 
 /** A cache holding one identity head `middle` (in one run of pages), and its hit. */
 function kept(middle: string) {
   const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
-  cache.set(key('q'), text(middle), META, null);
+  cache.set(key('q'), { meta: META, shape: null }, text(middle));
   return { cache, hit: cache.get(key('q'))! };
 }
 const decode = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
@@ -40,7 +41,7 @@ describe('ResponseCache.restampedBody (a hit sent as the previous hit of its ent
 
   it('rewrites the JSON metadata the last hit left for this stamp, in place, and is nothing before a first hit', () => {
     const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
-    cache.set(key('q'), text(middle), asOfMeta, null);
+    cache.set(key('q'), { meta: asOfMeta, shape: null }, text(middle));
     const hit = cache.get(key('q'))!;
     const json = new JsonFormatWriter();
     expect(cache.restampedBody(hit, json, stampOf(1))).toBeNull();
@@ -55,7 +56,7 @@ describe('ResponseCache.restampedBody (a hit sent as the previous hit of its ent
 
   it('sends an empty suffix (CSV) as it is, and declines one it cannot restamp', () => {
     const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
-    cache.set(key('csv'), text(middle), asOfMeta, null);
+    cache.set(key('csv'), { meta: asOfMeta, shape: null }, text(middle));
     const hit = cache.get(key('csv'))!;
     const csv = new CsvFormatWriter();
     cache.bodyWith(hit, suffixOf(csv, stampOf(1)));
@@ -101,7 +102,7 @@ describe('BodyAssembler.hit (a response-cache hit: prefix + kept middle + suffix
   it('puts an encoded middle together as an uncached answer is, around its kept bytes', () => {
     const cache = new ResponseCache(16 * HEAD_PAGE_BYTES);
     const head = encodeHead(text(middle), 'gzip');
-    cache.set(key('gz'), head, META, null);
+    cache.set(key('gz'), { meta: META, shape: null }, head);
     const bodies = new BodyAssembler();
     const fromCache = Buffer.from(bodies.hit(cache, cache.get(key('gz'))!, new Uint8Array(0), text(suffix)));
     const uncached = Buffer.from(new BodyAssembler().encoded(head, new Uint8Array(0), text(suffix)));
@@ -117,8 +118,8 @@ describe('BodyAssembler.hit (a response-cache hit: prefix + kept middle + suffix
     const big = noise.toString('latin1');
     const cache = new ResponseCache(256 * HEAD_PAGE_BYTES);
     const head = encodeHead(text(big), 'gzip');
-    cache.set(key('gz'), head, META, null);
-    cache.set(key('id'), text(big), META, null);
+    cache.set(key('gz'), { meta: META, shape: null }, head);
+    cache.set(key('id'), { meta: META, shape: null }, text(big));
     const prefix = text('PREFIX');
     expect(gunzipSync(new BodyAssembler().hit(cache, cache.get(key('gz'))!, new Uint8Array(0), text(suffix))).toString('latin1')).toBe(big + suffix);
     expect(gunzipSync(new BodyAssembler().encoded(head, new Uint8Array(0), text(suffix))).toString('latin1')).toBe(big + suffix);

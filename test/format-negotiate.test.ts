@@ -93,7 +93,7 @@ describe('encoding negotiation', () => {
 describe('ETag', () => {
   it('names the generation; differs by request, dataset and generation; stable for the same', () => {
     const of = (dataset: string, generation: number, format: string): string =>
-      etagOf(new RequestKey().fill(dataset, generation, 'q', format, '*', 'br', null));
+      etagOf(new RequestKey().fill({ dataset, generation, canonical: 'q', format, columns: '*', encoding: 'br', cursor: null }));
     const e = of('pemi/grid_stress', 7, 'json');
     expect(e).toMatch(/^W\/"g7-[0-9a-z]+"$/);
     expect(of('pemi/grid_stress', 7, 'json')).toBe(e);

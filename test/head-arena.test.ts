@@ -113,7 +113,8 @@ describe('HeadArena (the response cache bytes: fixed pages, allocated once)', ()
 });
 
 /** A JSON request for `canonical` (the cache's key; everything else fixed). */
-const key = (canonical: string): RequestKey => new RequestKey().fill('gbsi_eu/system_stress', 1, canonical, 'json', '*', null, null);
+const key = (canonical: string): RequestKey =>
+  new RequestKey().fill({ dataset: 'gbsi_eu/system_stress', generation: 1, canonical, format: 'json', columns: '*', encoding: null, cursor: null });
 
 describe('ResponseCache over its HeadArena', () => {
   it('evicts least recently used heads when whole pages run out before the byte bound', () => {
@@ -121,7 +122,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const heads = Array.from({ length: 6 }, (_, i) => bytesOf(1000, i));
     for (let i = 0; i < 6; i++) {
-      cache.set(key(`k${i}`), heads[i]!, META, null);
+      cache.set(key(`k${i}`), { meta: META, shape: null }, heads[i]!);
       if (i === 3) expect(cache.get(key('k0'))).toBeDefined(); // k0 becomes the most recent: k1 and k2 go first
     }
     const s = cache.stats();
@@ -142,9 +143,9 @@ describe('ResponseCache over its HeadArena', () => {
     const asOf = new InstantMicros(1_700_000_000_000_000);
     const meta: Mutable<PageMeta> = { ...META, count: 3, extensionKeys: ['generation', 'as_of'], extensionValues: [1, asOf] };
     const k = key('ranged');
-    cache.admit(k, body, meta, null, 100, 4100);
+    cache.admit(k, { meta: meta, shape: null }, body, 100, 4100);
     expect(cache.stats().declined).toBe(1); // asked for the first time
-    cache.admit(k, body, meta, null, 100, 4100);
+    cache.admit(k, { meta: meta, shape: null }, body, 100, 4100);
     // The caller refills its scratch for the next request: what was kept does not change.
     meta.count = 9;
     asOf.us = 0;
@@ -163,8 +164,8 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(8 * HEAD_PAGE_BYTES);
     const head = bytesOf(2 * HEAD_PAGE_BYTES - 100, 6);
     const next = bytesOf(HEAD_PAGE_BYTES, 7);
-    cache.set(key('run'), head, META, null);
-    cache.set(key('next'), next, META, null);
+    cache.set(key('run'), { meta: META, shape: null }, head);
+    cache.set(key('next'), { meta: META, shape: null }, next);
     const hit = cache.get(key('run'))!;
     expect(hit).toMatchObject({ at: 0, room: 100 });
     for (const n of [100, 37, 0, 99]) {
@@ -186,17 +187,17 @@ describe('ResponseCache over its HeadArena', () => {
 
   it('puts no hit together in the arena for an encoded head or one in scattered pages', () => {
     const zipped = new ResponseCache(6 * HEAD_PAGE_BYTES);
-    zipped.set(key('gz'), encodeHead(bytesOf(3000, 1), 'gzip'), META, null);
+    zipped.set(key('gz'), { meta: META, shape: null }, encodeHead(bytesOf(3000, 1), 'gzip'));
     const gz = zipped.get(key('gz'))!;
     expect(gz.at).toBe(-1);
     expect(zipped.bodyWith(gz, new Uint8Array(1))).toBeNull();
     // x, y, z take pages 0-1, 2-3, 4-5; y is asked for. A 3-page head then evicts x and z, the
     // least recently used, whose pages go back in that order (the free list is 4, 5, 0, 1), and takes 4, 5, 0.
     const cache = new ResponseCache(6 * HEAD_PAGE_BYTES);
-    for (const [i, k] of ['x', 'y', 'z'].entries()) cache.set(key(k), bytesOf(HEAD_PAGE_BYTES + 100, i), META, null);
+    for (const [i, k] of ['x', 'y', 'z'].entries()) cache.set(key(k), { meta: META, shape: null }, bytesOf(HEAD_PAGE_BYTES + 100, i));
     expect(cache.get(key('y'))).toBeDefined();
     const head = bytesOf(2 * HEAD_PAGE_BYTES + 100, 5);
-    cache.set(key('wide'), head, META, null);
+    cache.set(key('wide'), { meta: META, shape: null }, head);
     expect(cache.stats()).toMatchObject({ evictions: 2, entries: 2 });
     const wide = cache.get(key('wide'))!;
     expect(wide).toMatchObject({ first: 4, at: -1, room: HEAD_PAGE_BYTES - 100 });
@@ -211,8 +212,8 @@ describe('ResponseCache over its HeadArena', () => {
   it('finds an entry again by a request text it answered, of its generation only, and counts that as a hit of the most recent', () => {
     // Two 1-page entries fill a 2-page arena; a third evicts the least recently used.
     const cache = new ResponseCache(2 * HEAD_PAGE_BYTES);
-    cache.set(key('a'), bytesOf(100, 1), META, null);
-    cache.set(key('b'), bytesOf(100, 2), META, null);
+    cache.set(key('a'), { meta: META, shape: null }, bytesOf(100, 1));
+    cache.set(key('b'), { meta: META, shape: null }, bytesOf(100, 2));
     const a = cache.get(key('a'))!;
     cache.get(key('b'));
     cache.remember(a, '/gbsi_eu/system_stress', 'q=a', '*/*', '');
@@ -222,20 +223,20 @@ describe('ResponseCache over its HeadArena', () => {
     cache.counted(a);
     expect(cache.stats()).toMatchObject({ hits: hits + 1, remembered: 1 });
     // a was counted after b was asked for: b is the one to go, and with it nothing remembered.
-    cache.set(key('c'), bytesOf(100, 3), META, null);
+    cache.set(key('c'), { meta: META, shape: null }, bytesOf(100, 3));
     expect(cache.get(key('b'))).toBeUndefined();
     expect(cache.get(key('a'))).toBe(a);
     // a leaves too: its text is forgotten with it.
-    cache.set(key('d'), bytesOf(100, 4), META, null);
-    cache.set(key('e'), bytesOf(100, 5), META, null);
+    cache.set(key('d'), { meta: META, shape: null }, bytesOf(100, 4));
+    cache.set(key('e'), { meta: META, shape: null }, bytesOf(100, 5));
     expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1)).toBeUndefined();
     expect(cache.stats().remembered).toBe(0);
   });
 
   it("keeps a hit's headers as its own copy, for that entry only", () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
-    cache.set(key('a'), bytesOf(10, 1), META, null);
-    cache.set(key('b'), bytesOf(10, 2), META, null);
+    cache.set(key('a'), { meta: META, shape: null }, bytesOf(10, 1));
+    cache.set(key('b'), { meta: META, shape: null }, bytesOf(10, 2));
     const rest = new TextEncoder().encode('W/"g1-x"\r\nx-count: 1');
     cache.keepHeaders(cache.get(key('a'))!, { first: 'etag', rest });
     // The writer's buffer is reused by the next answer: what was kept does not change with it.
@@ -250,7 +251,7 @@ describe('ResponseCache over its HeadArena', () => {
     const cache = new ResponseCache(4 * HEAD_PAGE_BYTES);
     const plain = bytesOf(3000, 1);
     const encoded = encodeHead(plain, 'gzip');
-    for (let round = 0; round < 10; round++) cache.set(key('same'), round % 2 === 0 ? plain : encoded, META, null);
+    for (let round = 0; round < 10; round++) cache.set(key('same'), { meta: META, shape: null }, round % 2 === 0 ? plain : encoded);
     expect(cache.stats()).toMatchObject({ stores: 10, evictions: 0, entries: 1 });
     const hit = cache.get(key('same'))!;
     expect(hit.encoding).toBe('gzip');
@@ -260,7 +261,7 @@ describe('ResponseCache over its HeadArena', () => {
     cache.copyHead(hit, out);
     expect(out).toEqual(new Uint8Array(encoded.bytes));
     // Three more 3,000-byte heads fit in the 3 pages the replaced entries gave back.
-    for (let i = 0; i < 3; i++) cache.set(key(`other${i}`), plain, META, null);
+    for (let i = 0; i < 3; i++) cache.set(key(`other${i}`), { meta: META, shape: null }, plain);
     expect(cache.stats()).toMatchObject({ evictions: 0, entries: 4 });
   });
 });

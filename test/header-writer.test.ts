@@ -76,7 +76,15 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
   });
 
   it('the ETag is the generation and two FNV-1a hashes of dataset U+0001 normalised request: stable across versions, so clients keep their 304s', () => {
-    const key = new RequestKey().fill('pemi/grid_stress', 7, 'q', 'json', '*', 'br', null);
+    const key = new RequestKey().fill({
+      dataset: 'pemi/grid_stress',
+      generation: 7,
+      canonical: 'q',
+      format: 'json',
+      columns: '*',
+      encoding: 'br',
+      cursor: null,
+    });
     const text = 'pemi/grid_stress\u0001q\u0001json\u0001*\u0001br\u0001';
     expect(`pemi/grid_stress\u0001${normalisedText(key)}`).toBe(text);
     expect(etagOf(key)).toBe(`W/"g7-${fnv1a(text).toString(36)}${fnv1a(text, 0x9e3779b9).toString(36)}"`);
@@ -91,9 +99,17 @@ describe('HeaderWriter: headers as one byte block (http/header-block.ts)', () =>
 
   it('writeEtag writes exactly etagOf: the 304 check compares the string, every answer carries the digits', () => {
     const keys = [
-      new RequestKey().fill('pemi/grid_stress', 7, 'q', 'json', '*', 'br', null),
-      new RequestKey().fill('gbsi_eu/system_stress', 0, '', '', '', null, null),
-      new RequestKey().fill('glmi/marginality', 4_294_967_295, 'a\u0001b\u0001\u00e9', 'csv', 'a,b', 'gzip', 'Q1'),
+      new RequestKey().fill({ dataset: 'pemi/grid_stress', generation: 7, canonical: 'q', format: 'json', columns: '*', encoding: 'br', cursor: null }),
+      new RequestKey().fill({ dataset: 'gbsi_eu/system_stress', generation: 0, canonical: '', format: '', columns: '', encoding: null, cursor: null }),
+      new RequestKey().fill({
+        dataset: 'glmi/marginality',
+        generation: 4_294_967_295,
+        canonical: 'a\u0001b\u0001\u00e9',
+        format: 'csv',
+        columns: 'a,b',
+        encoding: 'gzip',
+        cursor: 'Q1',
+      }),
     ];
     for (const key of keys) {
       const h = new HeaderWriter();

@@ -8,7 +8,8 @@ import { ResponseCache } from '../src/cache/response-cache.js';
 type Parts = [dataset: string, generation: number, canonical: string, format: string, columns: string, encoding: string | null, cursor: string | null];
 
 const BASE: Parts = ['pemi/grid_stress', 7, 'pemi\u0001grid_stress\u0001A\u000119000\u000119090\u0001100\u00011640995200000000\u0001', 'json', '*', null, null];
-const key = (p: Parts): RequestKey => new RequestKey().fill(...p);
+const partsOf = (p: Parts): KeyParts => ({ dataset: p[0], generation: p[1], canonical: p[2], format: p[3], columns: p[4], encoding: p[5], cursor: p[6] });
+const key = (p: Parts): RequestKey => new RequestKey().fill(partsOf(p));
 /** BASE with part i replaced. */
 const withPart = (i: number, v: Parts[number]): Parts => BASE.map((x, j) => (j === i ? v : x)) as Parts;
 /** One other value for each part. */
@@ -68,7 +69,7 @@ describe('RequestKey: the normalised request, hashed from its parts', () => {
     const k = key(BASE);
     const copy = k.copy();
     const hashes = [k.hashA, k.hashB, k.slot];
-    k.fill(...OTHER);
+    k.fill(partsOf(OTHER));
     expect(copy.matches(key(BASE))).toBe(true);
     expect([copy.hashA, copy.hashB, copy.slot]).toEqual(hashes);
   });
@@ -83,7 +84,7 @@ describe("RequestKey filled with the thread's canonical text (a query parsed int
     expect(text().take()).toBe(BASE[2]);
     const t = text();
     for (const p of [BASE, withPart(3, 'csv'), withPart(5, 'gzip'), withPart(6, 'Q1')]) {
-      const fromText = new RequestKey().fill(p[0], p[1], t, p[3], p[4], p[5], p[6]);
+      const fromText = new RequestKey().fill({ dataset: p[0], generation: p[1], canonical: t, format: p[3], columns: p[4], encoding: p[5], cursor: p[6] });
       const fromString = key(p);
       expect([fromText.hashA, fromText.hashB, fromText.slot, fromText.length]).toEqual([
         fromString.hashA,
@@ -99,12 +100,22 @@ describe("RequestKey filled with the thread's canonical text (a query parsed int
 
   it('a copy holds the text as a string, so rewriting the text (the next parse) leaves it as it was', () => {
     const t = text();
-    const k = new RequestKey().fill(BASE[0], BASE[1], t, BASE[3], BASE[4], BASE[5], BASE[6]);
+    const k = new RequestKey().fill({
+      dataset: BASE[0],
+      generation: BASE[1],
+      canonical: t,
+      format: BASE[3],
+      columns: BASE[4],
+      encoding: BASE[5],
+      cursor: BASE[6],
+    });
     const copy = k.copy();
     expect(copy.canonical).toBe(BASE[2]);
     t.begin('pemi').part('grid_stress').part('L');
     expect(copy.matches(key(BASE))).toBe(true);
-    expect(copy.matches(k.fill(BASE[0], BASE[1], t, BASE[3], BASE[4], BASE[5], BASE[6]))).toBe(false);
+    expect(
+      copy.matches(k.fill({ dataset: BASE[0], generation: BASE[1], canonical: t, format: BASE[3], columns: BASE[4], encoding: BASE[5], cursor: BASE[6] })),
+    ).toBe(false);
     expect([copy.hashA, copy.hashB]).toEqual([key(BASE).hashA, key(BASE).hashB]);
   });
 });
@@ -115,7 +126,7 @@ describe('ResponseCache: requests whose slots collide', () => {
     const seen = new Map<number, number>();
     const k = new RequestKey();
     for (let i = 0; ; i++) {
-      const s = k.fill('pemi/grid_stress', 3, `q${i}`, 'json', '*', null, null).slot;
+      const s = k.fill({ dataset: 'pemi/grid_stress', generation: 3, canonical: `q${i}`, format: 'json', columns: '*', encoding: null, cursor: null }).slot;
       const j = seen.get(s);
       if (j !== undefined) return [key(['pemi/grid_stress', 3, `q${j}`, 'json', '*', null, null]), k.copy()];
       seen.set(s, i);
@@ -140,10 +151,10 @@ describe('ResponseCache: requests whose slots collide', () => {
     expect(a.slot).toBe(b.slot);
     expect(a.matches(b)).toBe(false);
     const cache = new ResponseCache(1 << 20);
-    cache.set(a, new Uint8Array([1]), meta('a'), null);
+    cache.set(a, { meta: meta('a'), shape: null }, new Uint8Array([1]));
     expect(cache.get(a)?.meta.productId).toBe('a');
     expect(cache.get(b)).toBeUndefined();
-    cache.set(b, new Uint8Array([2]), meta('b'), null);
+    cache.set(b, { meta: meta('b'), shape: null }, new Uint8Array([2]));
     expect(cache.get(b)?.meta.productId).toBe('b');
     expect(cache.get(a)).toBeUndefined();
     expect(cache.stats()).toMatchObject({ hits: 2, misses: 2, entries: 1 });

@@ -32,7 +32,8 @@ const scratch = new Uint8Array(BODY);
 const readBack = new Uint8Array(BODY);
 
 /** A JSON request of `dataset` and generation, all columns, identity: only the canonical query varies. */
-const rk = (canonical: string, dataset = A, generation = 1): RequestKey => new RequestKey().fill(dataset, generation, canonical, 'json', '*', null, null);
+const rk = (canonical: string, dataset = A, generation = 1): RequestKey =>
+  new RequestKey().fill({ dataset, generation, canonical, format: 'json', columns: '*', encoding: null, cursor: null });
 
 /** What a key's head and meta are marked with: a hit that served another key's bytes would show. */
 const mark = (key: RequestKey): string => `${key.dataset}|${key.generation}|${key.canonical}`;
@@ -53,7 +54,7 @@ function ask(cache: ResponseCache, key: RequestKey): boolean {
     expect(hit.meta.productId).toBe(mark(key));
     return true;
   }
-  cache.admit(key, head(key), meta(mark(key), key.generation), null);
+  cache.admit(key, { meta: meta(mark(key), key.generation), shape: null }, head(key));
   return false;
 }
 
@@ -114,7 +115,7 @@ describe('response cache admission (TinyLFU)', () => {
   /** A full cache of `set`'s keys (kept unconditionally, as an off-thread encoding is), each then asked for `asks` times. */
   function full(set: readonly RequestKey[], asks: number): ResponseCache {
     const cache = new ResponseCache(CACHE_BYTES);
-    for (const k of set) cache.set(k, head(k), meta(mark(k), 1), null);
+    for (const k of set) cache.set(k, { meta: meta(mark(k), 1), shape: null }, head(k));
     for (let r = 0; r < asks; r++) for (const k of set) expect(ask(cache, k)).toBe(true);
     expect(cache.stats()).toMatchObject({ entries: CAPACITY, evictions: 0 });
     return cache;
@@ -158,12 +159,12 @@ describe('response cache admission (TinyLFU)', () => {
     const big = new Uint8Array(256 * 1024);
     const cache = new ResponseCache(CACHE_BYTES);
     const set = keys(63, 'hots');
-    for (const k of set) cache.set(k, big, meta(mark(k), 1), null);
+    for (const k of set) cache.set(k, { meta: meta(mark(k), 1), shape: null }, big);
     for (let r = 0; r < 16; r++) for (const k of set) expect(cache.get(k)).toBeDefined();
     const warm = keys(1, 'newc')[0]!;
     let asks = 0;
     while (cache.get(warm) === undefined && asks < 2000) {
-      cache.admit(warm, big, meta(mark(warm), 1), null);
+      cache.admit(warm, { meta: meta(mark(warm), 1), shape: null }, big);
       asks++;
     }
     // Only the 1-in-128 draw, from the 6th count on, lets it in: not at once (a fair draw
@@ -180,13 +181,13 @@ describe('response cache admission (TinyLFU)', () => {
     // ask stands for all the traffic a warm answer gets before it is asked for a 7th time.
     const big = new Uint8Array(256 * 1024);
     const cache = new ResponseCache(CACHE_BYTES);
-    for (const k of keys(63, 'hots')) cache.set(k, big, meta(mark(k), 1), null);
+    for (const k of keys(63, 'hots')) cache.set(k, { meta: meta(mark(k), 1), shape: null }, big);
     for (let r = 0; r < 16; r++) for (const k of keys(63, 'hots')) expect(cache.get(k)).toBeDefined();
     const storesByAsk = [0, 0, 0, 0, 0, 0];
     for (const k of keys(600, 'warm')) {
       for (let ask = 0; ask < 6; ask++) {
         const before = cache.stats().stores;
-        cache.admit(k, big, meta(mark(k), 1), null);
+        cache.admit(k, { meta: meta(mark(k), 1), shape: null }, big);
         storesByAsk[ask]! += cache.stats().stores - before;
       }
     }
@@ -201,14 +202,14 @@ describe('response cache admission (TinyLFU)', () => {
     const key = (i: number): RequestKey => keys(1, `exa${i}`)[0]!;
     const bytes = 32_768 - 2 * key(0).length - 256;
     const cache = new ResponseCache(4 * 32_768);
-    for (let r = 0; r < 2; r++) for (let i = 0; i < 4; i++) cache.admit(key(i), new Uint8Array(bytes), meta('exa', 1), null);
+    for (let r = 0; r < 2; r++) for (let i = 0; i < 4; i++) cache.admit(key(i), { meta: meta('exa', 1), shape: null }, new Uint8Array(bytes));
     expect(cache.stats()).toMatchObject({ stores: 4, entries: 4, rejected: 0, evictions: 0, tooLarge: 0 });
     // One head as large as the whole bound is kept too (alone), and one byte more never.
     const whole = new ResponseCache(32_768);
-    for (let r = 0; r < 2; r++) whole.admit(key(0), new Uint8Array(bytes), meta('exa', 1), null);
+    for (let r = 0; r < 2; r++) whole.admit(key(0), { meta: meta('exa', 1), shape: null }, new Uint8Array(bytes));
     expect(whole.stats()).toMatchObject({ stores: 1, tooLarge: 0 });
-    for (let r = 0; r < 2; r++) whole.admit(key(1), new Uint8Array(bytes + 1), meta('exa', 1), null);
-    whole.set(key(2), new Uint8Array(bytes + 1), meta('exa', 1), null);
+    for (let r = 0; r < 2; r++) whole.admit(key(1), { meta: meta('exa', 1), shape: null }, new Uint8Array(bytes + 1));
+    whole.set(key(2), { meta: meta('exa', 1), shape: null }, new Uint8Array(bytes + 1));
     expect(whole.stats()).toMatchObject({ stores: 1, tooLarge: 2, entries: 1 });
     expect(whole.get(key(0))).toBeDefined();
   });
@@ -217,10 +218,10 @@ describe('response cache admission (TinyLFU)', () => {
     const cache = new ResponseCache(CACHE_BYTES);
     sweep(cache, keys(600, 'fill'), 2);
     const encoded = keys(1, 'encd')[0]!;
-    cache.set(encoded, head(encoded), meta(mark(encoded), 1), null);
+    cache.set(encoded, { meta: meta(mark(encoded), 1), shape: null }, head(encoded));
     expect(ask(cache, encoded)).toBe(true);
     const huge = new Uint8Array(CACHE_BYTES);
-    for (let i = 0; i < 3; i++) cache.admit(rk('huge'), huge, meta('huge', 1), null);
+    for (let i = 0; i < 3; i++) cache.admit(rk('huge'), { meta: meta('huge', 1), shape: null }, huge);
     expect(cache.get(rk('huge'))).toBeUndefined();
     expect(cache.stats().tooLarge).toBe(2);
   });
@@ -237,7 +238,7 @@ describe('response cache admission: what the bound counts, and room to spare', (
     encoder.encodeInto(mark(key), body.subarray(start));
     for (let i = 0; i < 2; i++) {
       expect(cache.get(key)).toBeUndefined();
-      cache.admit(key, body, meta(mark(key), 1), null, start, end);
+      cache.admit(key, { meta: meta(mark(key), 1), shape: null }, body, start, end);
     }
     const hit = cache.get(key);
     expect(hit?.bytes).toBe(40 * 1024);

@@ -4,7 +4,7 @@ import type { KeyRegistry } from '../auth/key-registry.js';
 import { forEachRateLimitHeader, type RateLimiter } from '../auth/rate-limiter.js';
 import { ApiError, type HeaderPairs } from '../errors.js';
 import { recordIdText, type RecordId } from '../http/record-id.js';
-import { ownedRequest, type HttpRequest, type HttpResponse, type Handler } from '../http/types.js';
+import type { HttpRequest, HttpResponse, Handler } from '../http/types.js';
 import type { AccessRecord } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import { endpointOfPattern, type Endpoint, type FormatLabel, type RequestMetrics } from '../metrics/request-metrics.js';
@@ -15,6 +15,7 @@ import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
 import type { DataEndpoint } from '../pipeline/data-answer.js';
 import { createDataEndpoint } from '../pipeline/data-endpoint.js';
+import { ownAcrossAwait } from '../pipeline/ownership.js';
 import type { GenerationSupply } from '../generations/generation-supply.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import { DatasetSlot } from '../generations/dataset-slot.js';
@@ -68,6 +69,19 @@ function blankResponse(): Mutable<HttpResponse> {
 /** What the handler's route request holds before its first request (never read). */
 const NO_REQUEST: HttpRequest = { method: '', path: '', rawQuery: '', apiKey: null, accept: '', acceptEncoding: '', ifNoneMatch: '' };
 
+/** What the access log and the metrics say of a request once it is answered: one per handler, refilled per request (borrowed), or an async answer's own. */
+interface Trace {
+  readonly req: HttpRequest;
+  readonly recordId: RecordId;
+  /** headers every answer to the request carries (RateLimit-*) */
+  readonly headers: HeaderPairs;
+  readonly keyId: string | null;
+  readonly startedMs: number;
+  /** metrics labels: the dataset slot and endpoint of the route answering, if one does */
+  readonly dataset: string;
+  readonly endpoint: Endpoint;
+}
+
 function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown }).then === 'function';
 }
@@ -110,20 +124,12 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   };
 
   /** What is known of a request for the access log and the metrics once it is answered. */
-  const logged = (
-    req: HttpRequest,
-    res: HttpResponse,
-    keyId: string | null,
-    startedMs: number,
-    dataset: string,
-    endpoint: Endpoint,
-    format: FormatLabel,
-    rows: number,
-  ): HttpResponse => {
-    const durMs = clock.now() - startedMs;
+  const logged = (t: Trace, res: HttpResponse, format: FormatLabel, rows: number): HttpResponse => {
+    const { req, keyId } = t;
+    const durMs = clock.now() - t.startedMs;
     // An optional call evaluates its arguments only when there is an access log: the string is made then.
     deps.access?.({ recordId: recordIdText(res.requestId), method: req.method, path: req.path, status: res.status, keyId, bytes: res.body.length, durMs });
-    metrics?.request(dataset, endpoint, format, res.status, durMs / 1000, req.method === 'HEAD' ? 0 : res.body.length, rows);
+    metrics?.request(t.dataset, t.endpoint, format, res.status, durMs / 1000, req.method === 'HEAD' ? 0 : res.body.length, rows);
     return res;
   };
 
@@ -136,10 +142,10 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   });
 
   /** An ApiError is the caller's answer; anything else is a fault: logged, and a 500 that names no internals. */
-  const failure = (e: unknown, req: HttpRequest, recordId: RecordId, headers: HeaderPairs): HttpResponse => {
-    if (e instanceof ApiError) return fail(e, recordId, headers);
-    log.error('request failed', { record_id: recordIdText(recordId), path: req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
-    return fail(new ApiError('internal_error', 'internal server error'), recordId, headers);
+  const failure = (e: unknown, t: Trace): HttpResponse => {
+    if (e instanceof ApiError) return fail(e, t.recordId, t.headers);
+    log.error('request failed', { record_id: recordIdText(t.recordId), path: t.req.path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    return fail(new ApiError('internal_error', 'internal server error'), t.recordId, t.headers);
   };
 
   /**
@@ -150,45 +156,40 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
    */
   const now = blankResponse();
   const routeRequest: Mutable<RouteRequest> = { req: NO_REQUEST, recordId: '', keyIndex: -1 };
+  const trace: Mutable<Trace> = { req: NO_REQUEST, recordId: '', headers: NO_HEADERS, keyId: null, startedMs: 0, dataset: '', endpoint: 'other' };
 
   /** A route's answer as the response (`into`: the handler's own, for an answer given at once; null: a new one), logged and counted. */
-  const reply = (
-    into: Mutable<HttpResponse> | null,
-    req: HttpRequest,
-    a: RouteAnswer,
-    headers: HeaderPairs,
-    recordId: RecordId,
-    keyId: string | null,
-    startedMs: number,
-    dataset: string,
-    endpoint: Endpoint,
-  ): HttpResponse => {
+  const reply = (into: Mutable<HttpResponse> | null, t: Trace, a: RouteAnswer): HttpResponse => {
     const r = into ?? blankResponse();
     r.status = a.status;
-    r.headers = joined(headers, a.headers);
+    r.headers = joined(t.headers, a.headers);
     r.headerBlock = a.headerBlock ?? null;
     r.contentType = a.contentType;
-    r.requestId = recordId;
+    r.requestId = t.recordId;
     r.body = a.body;
-    return logged(req, r, keyId, startedMs, dataset, endpoint, a.format ?? 'none', a.rows ?? 0);
+    return logged(t, r, a.format ?? 'none', a.rows ?? 0);
   };
 
   const handler = (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
     const startedMs = clock.now();
     // The thread's bytes (record-id.ts): an answer that comes later takes a string of them.
     const recordId = ids.advance();
-    let headers: HeaderPairs = NO_HEADERS;
-    let keyId: string | null = null;
-    /** metrics labels: the dataset slot and endpoint of the route answering, if one does */
-    let dataset = '';
-    let endpoint: Endpoint = 'other';
+    // What the log and metrics say of it, filled as it is learnt (the handler's own: borrowed).
+    const tr = trace;
+    tr.req = req;
+    tr.recordId = recordId;
+    tr.headers = NO_HEADERS;
+    tr.keyId = null;
+    tr.startedMs = startedMs;
+    tr.dataset = '';
+    tr.endpoint = 'other';
     try {
       const match = router.match(req.path);
       const i = match.find(req.method);
       if (i >= 0) {
-        endpoint = endpointOf.get(match.route(i)) ?? 'other';
+        tr.endpoint = endpointOf.get(match.route(i)) ?? 'other';
         const target = match.target(i);
-        if (target instanceof DatasetSlot) dataset = target.id;
+        if (target instanceof DatasetSlot) tr.dataset = target.id;
       }
       let keyIndex = -1;
       if (!match.public) {
@@ -213,7 +214,8 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
           throttle?.failed(address ?? clientAddress(req), clock.now());
           throw new ApiError('unauthorized', 'missing or invalid API key (send it in the x-api-key header)');
         }
-        keyId = keys.id(keyIndex);
+        const keyId = keys.id(keyIndex);
+        tr.keyId = keyId;
         const decision = limiter.take(keyIndex);
         if (decision.limited) {
           // RateLimit-* go on every answer to a limited key; Retry-After belongs to the 429.
@@ -221,7 +223,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
           forEachRateLimitHeader(decision, (n, v) => {
             if (n !== 'Retry-After') h.push([n, v]);
           });
-          headers = h;
+          tr.headers = h;
         }
         if (!decision.allowed) {
           metrics?.rateLimited(keyId);
@@ -236,18 +238,16 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       routeRequest.keyIndex = keyIndex;
       const answer = match.route(i).handler(routeRequest, match.target(i));
       // A closure only for an answer that comes later: most come at once.
-      if (!isThenable(answer)) return reply(now, req, answer, headers, recordId, keyId, startedMs, dataset, endpoint);
-      const h = headers;
-      const k = keyId;
-      // The transport refills its request object, and the next request the id's bytes, meanwhile (types.ts, record-id.ts).
-      const r = ownedRequest(req);
-      const id = recordIdText(recordId);
+      if (!isThenable(answer)) return reply(now, tr, answer);
+      // The transport refills its request object, and the next request the id's bytes and this trace, meanwhile (ownership.ts).
+      const own = ownAcrossAwait({ req, recordId, key: null, stamp: null, meta: null });
+      const later: Trace = { ...tr, req: own.req, recordId: own.recordId };
       return answer.then(
-        (a) => reply(null, r, a, h, id, k, startedMs, dataset, endpoint),
-        (err: unknown) => logged(r, failure(err, r, id, h), k, startedMs, dataset, endpoint, 'none', 0),
+        (a) => reply(null, later, a),
+        (err: unknown) => logged(later, failure(err, later), 'none', 0),
       );
     } catch (e) {
-      return logged(req, failure(e, req, recordId, headers), keyId, startedMs, dataset, endpoint, 'none', 0);
+      return logged(tr, failure(e, tr), 'none', 0);
     }
   };
   return Object.assign(handler, { cacheStats: serveData.cacheStats });

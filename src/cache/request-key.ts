@@ -64,14 +64,15 @@ export class RequestKey implements KeyParts {
     return this.b >>> 0;
   }
 
-  fill(dataset: string, generation: number, canonical: CanonicalForm, format: string, columns: string, encoding: string | null, cursor: string | null): this {
-    this.dataset = dataset;
-    this.generation = generation;
-    this.canonical = canonical;
-    this.format = format;
-    this.columns = columns;
-    this.encoding = encoding;
-    this.cursor = cursor;
+  /** Refilled from `parts` (a request's answer context, or another key): read field by field, so a reused object costs nothing. */
+  fill(parts: KeyParts): this {
+    this.dataset = parts.dataset;
+    this.generation = parts.generation;
+    this.canonical = parts.canonical;
+    this.format = parts.format;
+    this.columns = parts.columns;
+    this.encoding = parts.encoding;
+    this.cursor = parts.cursor;
     this.a = this.hashFrom(FNV_OFFSET);
     this.b = this.hashFrom(SEED_B);
     return this;
@@ -130,7 +131,15 @@ export class RequestKey implements KeyParts {
 
   /** A copy that later requests do not refill (a kept entry's, an answer finished asynchronously), its text a string. */
   copy(): RequestKey {
-    return new RequestKey().fill(this.dataset, this.generation, canonicalString(this.canonical), this.format, this.columns, this.encoding, this.cursor);
+    return new RequestKey().fill({
+      dataset: this.dataset,
+      generation: this.generation,
+      canonical: canonicalString(this.canonical),
+      format: this.format,
+      columns: this.columns,
+      encoding: this.encoding,
+      cursor: this.cursor,
+    });
   }
 }
 

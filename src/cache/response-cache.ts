@@ -48,6 +48,12 @@ function byteLengthOf(head: Uint8Array | EncodedHead): number {
   return head instanceof Uint8Array ? head.byteLength : head.bytes.byteLength;
 }
 
+/** What a freshly written answer is besides its bytes: its envelope's figures (the thread's scratch, copied when kept) and its writer's shape. */
+export interface FreshAnswer {
+  readonly meta: PageMeta;
+  readonly shape: unknown;
+}
+
 export interface ResponseCacheStats {
   readonly hits: number;
   readonly misses: number;
@@ -149,7 +155,7 @@ export class ResponseCache {
    * view, `meta` the thread's scratch). An identity head is `head[start..end)`: the middle
    * of a body written with its suffix, with no view cut for it.
    */
-  admit(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start = 0, end = byteLengthOf(head)): void {
+  admit(key: RequestKey, fresh: FreshAnswer, head: Uint8Array | EncodedHead, start = 0, end = byteLengthOf(head)): void {
     if (this.admission.asked(key.slot) === 0) {
       this.declined++;
       return;
@@ -163,14 +169,14 @@ export class ResponseCache {
         return;
       }
     }
-    this.store(key, head, meta, shape, start, end);
+    this.store(key, fresh, head, start, end);
   }
 
   /** Keeps a copy of the entry unconditionally (an encoding computed off-thread is worth keeping). */
-  set(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown): void {
+  set(key: RequestKey, fresh: FreshAnswer, head: Uint8Array | EncodedHead): void {
     const end = byteLengthOf(head);
     if (this.tooLargeFor(key, end)) return;
-    this.store(key, head, meta, shape, 0, end);
+    this.store(key, fresh, head, 0, end);
   }
 
   /** True (and counted) when a head of `bytes` alone exceeds the bound: it is never kept. */
@@ -185,7 +191,8 @@ export class ResponseCache {
     return this.lru.calculatedSize + entrySize(bytes, key) <= this.maxBytes && this.arena.freePages >= HeadArena.pagesFor(bytes);
   }
 
-  private store(key: RequestKey, head: Uint8Array | EncodedHead, meta: PageMeta, shape: unknown, start: number, end: number): void {
+  private store(key: RequestKey, fresh: FreshAnswer, head: Uint8Array | EncodedHead, start: number, end: number): void {
+    const { meta, shape } = fresh;
     const identity = head instanceof Uint8Array;
     const src = identity ? head : head.bytes;
     const bytes = end - start;
