@@ -63,6 +63,28 @@ describe('API answers -> chart series', () => {
     expect(chart.lines.map((l) => l.colour)).toEqual(COLOURS.slice(0, 5));
   });
 
+  it("dates come sorted whatever the rows' order; a row without a date is left out", () => {
+    const chart = chartSeries(
+      [
+        {
+          asOf: 'current',
+          rows: [row('2026-01-03', 3), { country: 'DE', stress_index: 9 }, row('2026-01-01', 1), { date: null, stress_index: 8 }],
+          floorApplied: false,
+        },
+      ],
+      'stress_index',
+    );
+    expect(chart.x).toEqual([day('2026-01-01'), day('2026-01-03')]);
+    expect(chart.lines[0]!.values).toEqual([1, 3]);
+    expect(chart.lines[0]!.width).toBe(2);
+  });
+
+  it('the colours are distinct #rrggbb', () => {
+    expect(COLOURS).toHaveLength(9);
+    for (const c of COLOURS) expect(c).toMatch(/^#[0-9A-F]{6}$/);
+    expect(new Set(COLOURS).size).toBe(9);
+  });
+
   it('nine lines (8 as_of and current) get nine colours', () => {
     const asOfs = ['current', ...Array.from({ length: 8 }, (_, i) => `2026-0${i + 1}-01`)];
     const chart = chartSeries(
@@ -121,6 +143,13 @@ describe('API answers -> chart series', () => {
 
   it('only numeric columns outside the key and date can be drawn', () => {
     expect(chartableColumns(EU)).toEqual(['stress_index', 'storage_twh', 'count']);
+    // a dataset not loaded yet: the catalog has no columns for it
+    expect(chartableColumns({ ...EU, columns: null, series_key: null })).toEqual([]);
+    expect(chartableColumns({ ...EU, series_key: null })).toEqual(['stress_index', 'storage_twh', 'count']);
+    const numericKeyAndDate = { ...EU, series_key: ['site'], columns: [...EU.columns!, { name: 'site', type: 'Int32', nullable: false }] };
+    expect(
+      chartableColumns({ ...numericKeyAndDate, columns: numericKeyAndDate.columns.map((c) => (c.name === 'date' ? { ...c, type: 'Int32' } : c)) }),
+    ).toEqual(['stress_index', 'storage_twh', 'count']);
   });
 });
 
@@ -164,6 +193,14 @@ describe('vintages answer -> revision steps', () => {
     const steps = revisionSteps([v(56, '2026-01-31T08:00:00Z', '2026-02-17T09:00:00Z')], 'stress_index', NOW);
     expect(steps.x).toEqual([Date.UTC(2026, 0, 31, 8) / 1000, Date.UTC(2026, 1, 17, 9) / 1000]);
     expect(steps.y).toEqual([56, 56]);
+  });
+
+  it('a row without visible_from is left out; a missing visible_to reads as still the answer', () => {
+    const rows = [
+      { date: '2026-01-30', stress_index: 1 },
+      { date: '2026-01-30', stress_index: 2, visible_from: '2026-02-01T00:00:00Z' },
+    ];
+    expect(revisionSteps(rows, 'stress_index', NOW).table).toEqual([{ value: 2, visibleFrom: '2026-02-01T00:00:00Z', visibleTo: null }]);
   });
 
   it('no versions, no steps', () => {
@@ -211,6 +248,17 @@ describe('the requests the page makes', () => {
     ];
     const choices = seriesChoices(rows, ['region_id', 'region_type']);
     expect(choices.map(seriesText)).toEqual(['region_id:CA;region_type:state', 'region_id:TX;region_type:county', 'region_id:TX;region_type:state']);
+    const many = ['e', 'c', 'a', 'd', 'b', 'c', 'a'].map((s) => ({ s }));
+    expect(seriesChoices(many, ['s']).map(seriesText)).toEqual(['s:a', 's:b', 's:c', 's:d', 's:e']);
+    expect(
+      seriesChoices(
+        [
+          { a: 'x', b: 'y;a:z' },
+          { a: 'x;b:y', b: 'a:z' },
+        ],
+        ['a', 'b'],
+      ),
+    ).toHaveLength(2);
   });
 
   it('dates left out of the link: the last year the dataset holds, not before its first date', () => {

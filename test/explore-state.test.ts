@@ -77,6 +77,13 @@ describe('explorer URL state', () => {
     expect(parseState('date_from=2026-03-01&date_to=2026-02-01').problems).toEqual(['date_from 2026-03-01 is after date_to 2026-02-01']);
   });
 
+  it('edge spellings: a parameter without =, an empty one, a series pair with empty column, spaces around as_of, an empty date', () => {
+    const { state, problems } = parseState('product&dataset=&series=;:DE;country:&as_of=%202026-01-02%20&date_from=&date_to=2026-01-05');
+    expect(state).toEqual({ product: '', dataset: '', series: [['country', '']], column: '', asOf: ['2026-01-02'], dateFrom: '', dateTo: '2026-01-05' });
+    expect(problems).toEqual(['series: ":DE" is not column:value']);
+    expect(parseState('date_to=&date_from=2026-01-05').problems).toEqual([]);
+  });
+
   it('keeps a malformed escape as typed', () => {
     expect(parseState('column=a%zz').state.column).toBe('a%zz');
   });
@@ -89,7 +96,20 @@ describe('explorer URL state', () => {
 
   it('as_of and date checks', () => {
     for (const ok of ['current', '2026-01-31', '2026-01-31T00:00:00Z', '2026-01-31T00:00Z', '2026-01-31t10:00:00.5+02:00']) expect(isAsOf(ok), ok).toBe(true);
-    for (const bad of ['now', '2026-1-31', '2026-01-31T00:00:00', '2026-01-31 00:00:00Z', '']) expect(isAsOf(bad), bad).toBe(false);
+    for (const bad of [
+      'now',
+      '2026-1-31',
+      '2026-01-31T00:00:00',
+      '2026-01-31 00:00:00Z',
+      '',
+      'x2026-01-31',
+      '2026-01-31x',
+      'x2026-01-31T00:00Z',
+      '2026-01-31T00:00Zx',
+    ])
+      expect(isAsOf(bad), bad).toBe(false);
+    expect(isDate('x2026-01-31')).toBe(false);
+    expect(isDate('2026-01-31T00:00:00Z')).toBe(false);
     expect(isDate('2024-02-29')).toBe(true);
     expect(isDate('2026-02-29')).toBe(false);
     expect(isDate('2026-13-01')).toBe(false);
