@@ -26,6 +26,16 @@ export const WORKLOAD_TEXT: Record<WorkloadName, string> = {
   repeated: `the first ${REPEATED} queries of walk-forward-series, asked over and over in that order: a farm re-running the same backtests`,
 };
 
+/** The bulk workloads: each is also measured in CSV and Arrow (the same queries with `format`). */
+export const BULK_WORKLOADS: readonly WorkloadName[] = ['walk-forward-dataset', 'latest', 'page-walk'];
+export const OTHER_FORMATS = ['csv', 'arrow'] as const;
+export type OtherFormat = (typeof OTHER_FORMATS)[number];
+
+/** The same queries answered in another format. */
+export function inFormat(queries: readonly BenchQuery[], format: OtherFormat): BenchQuery[] {
+  return queries.map((q) => ({ ...q, params: { ...q.params, format } }));
+}
+
 const WINDOW_DAYS = 90;
 
 export interface WorkloadOptions {

@@ -24,9 +24,9 @@ function stageOf(frame) {
   if (/lowerBoundDate|positionAfter|dayPosition|decodeCursor|encodeCursor|orderedRange/.test(f)) return 'cursor';
   if (/key-merge|KeyMerge/.test(u) || /heapMerge|sweep|siftDown|orderLatest|^sort$|Sort/.test(f)) return 'merge';
   if (/etag|\/hash\.js|crc32/.test(u) || /crc32|fnv1a|etagOf/.test(f)) return 'etag';
-  if (/page-arena|row-arena|body-assembler|release-bytes|encoded-body/.test(u) || /copy|Copy|^set$|subarray|slice/.test(f)) return 'copies';
+  if (/page-arena|row-arena|row-cache|body-assembler|release-bytes|encoded-body/.test(u) || /copy|Copy|^set$|subarray|slice/.test(f)) return 'copies';
   if (/\/query\/|\/store\//.test(u)) return 'selection';
-  if (/\/format\/|\/render\//.test(u)) return 'writing';
+  if (/\/format\/|\/render\//.test(u) || (u === '' && /^write/.test(f))) return 'writing';
   return 'other';
 }
 

@@ -107,7 +107,8 @@ for (const workload of workloads) {
   for (const format of formats) {
     const chains = workload === 'page-walk';
     const reqs = requestsOf(workload, format);
-    for (const h of handlers) runOnce(h, reqs.slice(0, Math.min(reqs.length, 4)), chains); // warm-up
+    // warm-up (WARM=0: none, for long chains measured once)
+    if (process.env.WARM !== '0') for (const h of handlers) runOnce(h, reqs.slice(0, Math.min(reqs.length, 4)), chains);
     const best = handlers.map(() => null);
     for (let round = 0; round < rounds; round++) {
       for (let j = 0; j < handlers.length; j++) {

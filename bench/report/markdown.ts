@@ -2,6 +2,7 @@
 import type { GcOverRun, RunResult } from '../alternatives/types.js';
 import type { BenchResults, CeilingRun, Outcome } from './model.js';
 import { evaluateTargets } from './targets.js';
+import { renderFormats } from './formats-table.js';
 import { bestPitcache, ceilingShare, fastestCeiling, isPitcache, reqPerSec } from './measures.js';
 
 const MiB = 2 ** 20;
@@ -103,6 +104,7 @@ export function renderMarkdown(res: BenchResults): string {
     );
   }
 
+  renderFormats(res, L);
   renderGc(res, L);
 
   L.push('## Cross-check of answers', '', 'Total rows (`metadata.total_count` or the SQL count) of sampled queries, per alternative.', '');

@@ -4,6 +4,7 @@ import type { DatasetLoad } from '../alternatives/http-server.js';
 import type { MemoryReading } from '../lib/proc.js';
 import type { MicroResult } from '../micro/hot-paths.js';
 import type { MachineInfo } from './machine.js';
+import type { OtherFormat } from '../workloads.js';
 
 export interface DataSummary {
   readonly name: string;
@@ -29,6 +30,14 @@ export interface AlternativeResults {
    * its mean answer size, the same worker count and CPUs, the same wrk script, same run.
    */
   ceilings?: Partial<Record<WorkloadName, Outcome<CeilingRun>>>;
+  /** the bulk workloads answered in CSV and Arrow (pitcache over HTTP), each with its ceiling run */
+  formats?: Partial<Record<WorkloadName, Partial<Record<OtherFormat, FormatRun>>>>;
+}
+
+/** One bulk workload in one format: pitcache's run and the ceiling's for its mean answer in that format. */
+export interface FormatRun {
+  readonly run: Outcome<RunResult>;
+  readonly ceiling: Outcome<CeilingRun> | null;
 }
 
 /**

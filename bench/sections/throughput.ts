@@ -8,7 +8,7 @@ import type { AlternativeResults, BenchResults, CeilingRun, Outcome, PairedRound
 import { ceilingShare } from '../report/measures.js';
 import { median } from '../lib/stats.js';
 import { meanAnswerBytes } from './ceiling-size.js';
-import { toPath } from '../workloads.js';
+import { BULK_WORKLOADS, OTHER_FORMATS, inFormat, toPath } from '../workloads.js';
 
 export interface RunContext {
   readonly quick: boolean;
@@ -74,6 +74,9 @@ export async function runThroughput(
             const c = await ceilingRun(alt, ceilingFor, w, workloads[w], data, ctx);
             if (c !== null) (out.ceilings ??= {})[w] = c;
           }
+          if (alt instanceof HttpServerAlternative && alt.name.startsWith('pitcache') && BULK_WORKLOADS.includes(w)) {
+            await otherFormats(alt, ceilingFor, w, workloads[w], data, ctx, out);
+          }
         } catch (e) {
           out.runs[w] = { ok: false, error: errorText(e) };
           ctx.log(`${alt.name} ${w}: failed: ${errorText(e).split('\n')[0]}`);
@@ -87,6 +90,36 @@ export async function runThroughput(
       await alt.teardown().catch((e: unknown) => ctx.log(`${alt.name}: teardown failed: ${errorText(e)}`));
     }
     await save();
+  }
+}
+
+/**
+ * A bulk workload's queries again in CSV and in Arrow, each with its ceiling (a fixed body
+ * of that format's mean answer, in the same interleaved rounds): rows decoded per second in
+ * each format, beside the alternatives' one figure per workload.
+ */
+async function otherFormats(
+  alt: HttpServerAlternative,
+  ceilingFor: CeilingFor,
+  w: WorkloadName,
+  queries: readonly BenchQuery[],
+  data: BenchData,
+  ctx: RunContext,
+  out: AlternativeResults,
+): Promise<void> {
+  const runs = ((out.formats ??= {})[w] ??= {});
+  for (const format of OTHER_FORMATS) {
+    const q = inFormat(queries, format);
+    let run: Outcome<RunResult>;
+    try {
+      const r = await alt.run(w, q, { connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec });
+      run = { ok: true, ...r };
+      ctx.log(`${alt.name} ${w} ${format}: ${(r.rows / r.seconds).toFixed(0)} rows/s, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors`);
+    } catch (e) {
+      run = { ok: false, error: errorText(e) };
+      ctx.log(`${alt.name} ${w} ${format}: failed: ${errorText(e).split('\n')[0]}`);
+    }
+    runs[format] = { run, ceiling: run.ok ? await ceilingRun(alt, ceilingFor, w, q, data, ctx) : null };
   }
 }
 

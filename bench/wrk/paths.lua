@@ -70,12 +70,22 @@ function response(status, hdrs, body)
     return
   end
   pages = pages + 1
-  -- count and next_cursor come before "data" in the envelope: look only at the head.
-  local head = body:sub(1, 512)
-  local c = head:match('"count":(%d+)')
+  -- pitcache carries the envelope in headers in every format (x-count, x-next-cursor: CSV and
+  -- Arrow have no envelope in the body); else count and next_cursor come before "data" in
+  -- the JSON envelope: look only at the head.
+  local c = hdrs["x-count"]
+  local head = nil
+  if c == nil then
+    head = body:sub(1, 512)
+    c = head:match('"count":(%d+)')
+  end
   if c then rows = rows + tonumber(c) end
   if mode == "walk" then
-    cursor = head:match('"next_cursor":"([^"]+)"')
+    if hdrs["x-count"] ~= nil then
+      cursor = hdrs["x-next-cursor"]
+    else
+      cursor = head:match('"next_cursor":"([^"]+)"')
+    end
   end
 end
 
