@@ -94,24 +94,13 @@ export class PitcacheClient {
    * `floor_applied` last.
    */
   async asofJoin(product: string, dataset: string, events: Table | readonly JoinEvent[], params: JoinParams = {}): Promise<Table> {
-    const url = new URL(`/${product}/${dataset}/asof_join`, this.opts.baseUrl);
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
-    url.searchParams.set('format', 'arrow');
+    const url = this.url(`/${product}/${dataset}/asof_join`, { ...params, format: 'arrow' });
     const body =
       events instanceof Table
         ? { bytes: tableToIPC(events, 'stream'), type: 'application/vnd.apache.arrow.stream' }
         : { bytes: Buffer.from(JSON.stringify(events.map((e) => (e.at instanceof Date ? { ...e, at: e.at.toISOString() } : e)))), type: 'application/json' };
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.fetchFn(url, { method: 'POST', body: body.bytes, headers: { 'x-api-key': this.opts.apiKey, 'content-type': body.type } });
-      if (res.ok) return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
-      if ((res.status === 429 || res.status === 503) && attempt < this.maxRetries) {
-        const seconds = Number(res.headers.get('retry-after') ?? '1');
-        await res.body?.cancel();
-        await this.sleep((Number.isFinite(seconds) && seconds >= 0 ? seconds : 1) * 1000);
-        continue;
-      }
-      throw await toError(res);
-    }
+    const res = await this.send(url, { method: 'POST', body: body.bytes, headers: { 'x-api-key': this.opts.apiKey, 'content-type': body.type } });
+    return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
   }
 
   private async *chain<T extends { has_more: boolean; next_cursor?: string }>(path: string, params: Params): AsyncGenerator<T> {
@@ -130,10 +119,20 @@ export class PitcacheClient {
 
   /** GET with the key; 429 and 503 are retried after Retry-After, up to maxRetries times. */
   async get(path: string, params: Params): Promise<Response> {
+    return this.send(this.url(path, params), { headers: { 'x-api-key': this.opts.apiKey } });
+  }
+
+  /** The path on the server with the parameters given (lists joined by commas, undefined ones left out). */
+  private url(path: string, params: Params | JoinParams): URL {
     const url = new URL(path, this.opts.baseUrl);
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    return url;
+  }
+
+  /** The request sent; 429 and 503 are retried after Retry-After, up to maxRetries times; any other failure is a PitcacheError. */
+  private async send(url: URL, init: RequestInit): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
-      const res = await this.fetchFn(url, { headers: { 'x-api-key': this.opts.apiKey } });
+      const res = await this.fetchFn(url, init);
       if (res.ok) return res;
       if ((res.status === 429 || res.status === 503) && attempt < this.maxRetries) {
         const seconds = Number(res.headers.get('retry-after') ?? '1');

@@ -1,5 +1,4 @@
 import { parentPort } from 'node:worker_threads';
-import { AuthThrottle } from '../auth/auth-throttle.js';
 import { TrustedProxies } from '../auth/client-address.js';
 import { KeyRegistry } from '../auth/key-registry.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
@@ -11,12 +10,11 @@ import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
 import type { AdminOps } from '../api/admin.js';
-import { createApiHandler } from '../api/api-handler.js';
 import { DatasetRegistry } from '../generations/dataset-registry.js';
 import { makeGeneration } from '../generations/generation.js';
-import { RequestIds } from '../api/request-ids.js';
 import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
 import { ServingMetrics } from './serving-metrics.js';
+import { serveThread } from './serving-thread.js';
 import { ThreadSupply } from './thread-supply.js';
 
 /**
@@ -75,26 +73,28 @@ port.on('message', (m: ToServing) => {
       limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
       accessLog = m.accessLog ? new AccessLog({ clock }) : null;
-      const access = accessLog;
       metrics = new ServingMetrics(selection.list(), m.thread);
-      const handler = createApiHandler({
-        registry,
-        keys,
-        limiter,
-        clock,
-        ids: new RequestIds(),
-        log,
-        admin,
-        responseCacheBytes: m.responseCacheBytes,
-        rowArena: m.rowArena,
-        metrics: metrics.requests,
-        authThrottle: new AuthThrottle(m.authFailLimit, m.authFailures),
-        trustedProxies: TrustedProxies.parse(m.trustedProxies),
-        supply,
-        ...(access === null ? {} : { access: (r) => access.write(r) }),
-      });
-      metrics.attach(handler);
-      listen(handler, { host: m.host, port: m.port, onError: (err, id) => log.error('transport fault', { record_id: id, error: String(err) }) }).then(
+      serveThread(
+        {
+          registry,
+          keys,
+          limiter,
+          clock,
+          log,
+          admin,
+          responseCacheBytes: m.responseCacheBytes,
+          rowArena: m.rowArena,
+          metrics,
+          authFailLimit: m.authFailLimit,
+          authFailures: m.authFailures,
+          trustedProxies: TrustedProxies.parse(m.trustedProxies),
+          supply,
+          accessLog,
+          host: m.host,
+          port: m.port,
+        },
+        listen,
+      ).then(
         (s) => {
           server = s;
           send({ type: 'listening', port: s.port });

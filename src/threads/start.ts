@@ -14,7 +14,6 @@ import { allocateRowArena } from '../render/row-arena.js';
 import { DEFAULT_ROW_ADMISSION, type RowAdmission } from '../render/row-doorkeeper.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from '../api/admin.js';
-import { createApiHandler } from '../api/api-handler.js';
 import { DatasetRegistry } from '../generations/dataset-registry.js';
 import { GenerationHistory } from '../generations/generation-history.js';
 import { RequestIds } from '../api/request-ids.js';
@@ -22,7 +21,8 @@ import { RetainedGenerations } from '../generations/retained-generations.js';
 import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from '../generations/retention-budget.js';
 import { bothObservers } from '../generations/slot-observer.js';
 import { ServingMetrics } from './serving-metrics.js';
-import { AuthThrottle, authFailureMemory, type AuthFailLimit } from '../auth/auth-throttle.js';
+import { serveThread } from './serving-thread.js';
+import { authFailureMemory, type AuthFailLimit } from '../auth/auth-throttle.js';
 import { TrustedProxies } from '../auth/client-address.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from '../generations/snapshot-cache.js';
@@ -203,28 +203,27 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     );
     server = { port, stopListening: () => pool.stopListening(), idle: () => pool.idle(), close: () => pool.close() };
   } else {
-    const handler = createApiHandler({
-      registry,
-      keys,
-      limiter,
-      clock,
-      ids: new RequestIds(),
-      log,
-      admin,
-      responseCacheBytes,
-      rowArena,
-      metrics: serving!.requests,
-      authThrottle: new AuthThrottle(authFailLimit, authFailures),
-      trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
-      supply: retained,
-      ...(access === null ? {} : { access: (r) => access.write(r) }),
-    });
-    serving!.attach(handler);
-    server = await (opts.transport ?? listen)(handler, {
-      host: opts.host,
-      port: opts.port,
-      onError: (err, requestId) => log.error('transport fault', { record_id: requestId, error: String(err) }),
-    });
+    server = await serveThread(
+      {
+        registry,
+        keys,
+        limiter,
+        clock,
+        log,
+        admin,
+        responseCacheBytes,
+        rowArena,
+        metrics: serving!,
+        authFailLimit,
+        authFailures,
+        trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
+        supply: retained,
+        accessLog: access,
+        host: opts.host,
+        port: opts.port,
+      },
+      opts.transport ?? listen,
+    );
   }
   log.info('listening', { host: opts.host, port: server.port, source: opts.source.description, datasets: selection.text });
   let metricsServer: UwsServer | null = null;

@@ -1,0 +1,65 @@
+import { createApiHandler } from '../api/api-handler.js';
+import type { AdminOps } from '../api/admin.js';
+import { RequestIds } from '../api/request-ids.js';
+import { AuthThrottle, type AuthFailLimit } from '../auth/auth-throttle.js';
+import type { AuthFailureMemory } from '../auth/failure-table.js';
+import type { TrustedProxies } from '../auth/client-address.js';
+import type { KeyRegistry } from '../auth/key-registry.js';
+import type { RateLimiter } from '../auth/rate-limiter.js';
+import type { DatasetRegistry } from '../generations/dataset-registry.js';
+import type { GenerationSupply } from '../generations/generation-supply.js';
+import type { ListenOptions } from '../http/uws-server.js';
+import type { Handler } from '../http/types.js';
+import type { AccessLog } from '../log/access-log.js';
+import type { Logger } from '../log/logger.js';
+import type { RowArenaMemory } from '../render/row-arena.js';
+import type { Clock } from '../time/clock.js';
+import type { ServingMetrics } from './serving-metrics.js';
+
+/** Everything one serving thread answers requests with: the same whether it is the only one (start.ts) or one of a pool (serving-worker.ts). */
+export interface ServingThread {
+  readonly registry: DatasetRegistry;
+  readonly keys: KeyRegistry;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly admin: AdminOps;
+  readonly responseCacheBytes: number;
+  readonly rowArena: RowArenaMemory | null;
+  readonly metrics: ServingMetrics;
+  /** the failed-authentication limit and the one table every serving thread counts in */
+  readonly authFailLimit: AuthFailLimit;
+  readonly authFailures: AuthFailureMemory;
+  readonly trustedProxies: TrustedProxies;
+  readonly supply: GenerationSupply;
+  readonly accessLog: AccessLog | null;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A serving thread's API handler, its metrics attached to it, listening through `transport` (uWS's listen, or a test's in-process one): the one set-up of a serving thread. */
+export function serveThread<L>(t: ServingThread, transport: (handler: Handler, opts: ListenOptions) => Promise<L>): Promise<L> {
+  const access = t.accessLog;
+  const handler = createApiHandler({
+    registry: t.registry,
+    keys: t.keys,
+    limiter: t.limiter,
+    clock: t.clock,
+    ids: new RequestIds(),
+    log: t.log,
+    admin: t.admin,
+    responseCacheBytes: t.responseCacheBytes,
+    rowArena: t.rowArena,
+    metrics: t.metrics.requests,
+    authThrottle: new AuthThrottle(t.authFailLimit, t.authFailures),
+    trustedProxies: t.trustedProxies,
+    supply: t.supply,
+    ...(access === null ? {} : { access: (r) => access.write(r) }),
+  });
+  t.metrics.attach(handler);
+  return transport(handler, {
+    host: t.host,
+    port: t.port,
+    onError: (err, requestId) => t.log.error('transport fault', { record_id: requestId, error: String(err) }),
+  });
+}
