@@ -10,7 +10,7 @@ import { LocalSource } from '../src/source/local-source.js';
 import { allNamedDatasets, findProduct } from '../src/catalog/products.js';
 import type { Logger } from '../src/log/logger.js';
 import { SERIES_KEY_METADATA } from '../src/snapshot/arrow-writer.js';
-import { parseManifest } from '../src/snapshot/manifest.js';
+import { parseManifest, partsOf } from '../src/snapshot/manifest.js';
 import type { Manifest } from '../src/snapshot/manifest.js';
 import { US_PER_DAY, dayOfUs, parseDate, parseRfc3339 } from '../src/time/instant.js';
 
@@ -54,7 +54,7 @@ function instants(v: Vector): number[] {
 
 async function load(dir: string, productId: string, dataset: string): Promise<Loaded> {
   const manifest = parseManifest(await readFile(join(dir, productId, dataset, 'manifest.json')));
-  const bytes = await readFile(join(dir, productId, dataset, manifest.object));
+  const bytes = await readFile(join(dir, productId, dataset, partsOf(manifest)[0]!.object));
   const table = tableFromIPC(bytes);
   const seriesKey = JSON.parse(table.schema.metadata.get(SERIES_KEY_METADATA) ?? 'null') as string[];
   const date = instants(column(table, 'date')).map(dayOfUs);

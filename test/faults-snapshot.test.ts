@@ -122,7 +122,7 @@ describe('a bad publication keeps the last good generation', () => {
 
   it('manifest of another format', async () => {
     await keepsLastGood({
-      breakIt: async (g) => world.put(MANIFEST, JSON.stringify({ ...(await goodManifest(g)), format: 'pitcache-snapshot/2' })),
+      breakIt: async (g) => world.put(MANIFEST, JSON.stringify({ ...(await goodManifest(g)), format: 'pitcache-snapshot/9' })),
       outcome: 'refused',
       again: MALFORMED_AGAIN,
       reason: /manifest\.json is invalid at format/,

@@ -17,7 +17,7 @@ import { SnapshotLoader } from '../src/generations/snapshot-loader.js';
 import { WorkerTableBuilder, type BuiltTable, type TableBuilder } from '../src/generations/table-builder.js';
 import { realTimers } from '../src/time/timers.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
-import { parseManifest } from '../src/snapshot/manifest.js';
+import { parseManifest, partsOf } from '../src/snapshot/manifest.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import type { SnapshotExpectations } from '../src/store/snapshot-to-table.js';
 import type { Table } from '../src/store/table.js';
@@ -81,8 +81,8 @@ class WatchedBuilder implements TableBuilder {
   get parallelism(): number {
     return this.inner.parallelism;
   }
-  async build(bytes: Uint8Array, want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
-    this.asked.push(want.rows);
+  async build(bytes: Uint8Array[], want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
+    this.asked.push(want.parts.reduce((n, p) => n + p.rows, 0));
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     try {
       return await this.inner.build(bytes, want, keepBytes);
@@ -187,8 +187,9 @@ describe('a server on worker builds, with a local cache', () => {
         expect(tags.length, idOf(d)).toBe(Math.min(10_000, d.series * d.days));
         expect(new Set(tags)).toEqual(new Set([`${idOf(d)}#g1`]));
         const manifest = parseManifest(await readFile(join(cacheDir, d.productId, d.dataset, 'manifest.json')));
-        const cached = await readFile(join(cacheDir, d.productId, d.dataset, manifest.object));
-        expect(createHash('sha256').update(cached).digest('hex'), idOf(d)).toBe(manifest.sha256);
+        const [part] = partsOf(manifest);
+        const cached = await readFile(join(cacheDir, d.productId, d.dataset, part!.object));
+        expect(createHash('sha256').update(cached).digest('hex'), idOf(d)).toBe(part!.sha256);
       }
     } finally {
       await h.close();

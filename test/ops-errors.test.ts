@@ -90,7 +90,7 @@ describe('operational error codes', () => {
   it('a code thrown on a build worker arrives as an OpsError with that code', async () => {
     const bytes = snapshot(3);
     const err = await builder
-      .build(bytes, { object: 'x.arrow', sha256: '0'.repeat(64), rows: 3, filterColumns: [], floorUs: 0 }, false)
+      .build([bytes], { parts: [{ object: 'x.arrow', sha256: '0'.repeat(64), rows: 3 }], filterColumns: [], floorUs: 0 }, false)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpsError);
     expect((err as OpsError).code).toBe('checksum_mismatch');

@@ -1,15 +1,20 @@
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { fromSource } from '../ops-errors.js';
-import { objectPath, type Manifest } from '../snapshot/manifest.js';
+import { objectPath, partsOf, type Manifest } from '../snapshot/manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import { makeGeneration, nextGenerationUid, type Generation } from './generation.js';
+import { runPooled } from './run-pooled.js';
 import type { TableBuilder } from './table-builder.js';
 
+/** Parts of one generation fetched at once: enough to keep a store busy, few enough to bound the bytes in flight. */
+export const PARTS_IN_FLIGHT = 4;
+
 /**
- * Manifest -> a serving generation: fetch the object, then (on the builder) check its
- * sha256, row count and schema (contract 6) and the product's filter columns (contract 3),
- * sort and index. Throws with a reason; never touches the slot.
+ * Manifest -> a serving generation: fetch its objects (a few parts at once), then (on the
+ * builder) check each part's sha256, row count and schema (contract 6, 14), the parts'
+ * series order, and the product's filter columns (contract 3), sort and index. Throws
+ * with a reason; never touches the slot.
  */
 export async function loadGeneration(
   source: SnapshotSource,
@@ -18,32 +23,46 @@ export async function loadGeneration(
   clock: Clock,
   builder: TableBuilder,
   keepBytes = false,
-): Promise<{ generation: Generation; bytes: Uint8Array | null }> {
+): Promise<{ generation: Generation; parts: Uint8Array[] | null }> {
   const started = clock.now();
-  const path = objectPath(slot.product.id, slot.dataset, manifest.object);
-  const bytes = await fromSource(`reading ${path}`, () => source.readObject(path));
-  return buildGeneration(bytes, slot, manifest, clock, builder, keepBytes, started);
+  const refs = partsOf(manifest);
+  const parts = new Array<Uint8Array>(refs.length);
+  // The first failure refuses the generation: the parts not started yet are not fetched.
+  let failure: { error: unknown } | null = null;
+  await runPooled(
+    refs.map((r, i) => ({ r, i })),
+    PARTS_IN_FLIGHT,
+    async ({ r, i }) => {
+      if (failure !== null) return;
+      const path = objectPath(slot.product.id, slot.dataset, r.object);
+      try {
+        parts[i] = await fromSource(`reading ${path}`, () => source.readObject(path, r.bytes ?? undefined));
+      } catch (error) {
+        failure ??= { error };
+      }
+    },
+  );
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  return buildGeneration(parts, slot, manifest, clock, builder, keepBytes, started);
 }
 
 /**
- * Bytes of a manifest's object -> a generation (used for the source and the local cache
- * alike). The bytes are the builder's from then on; `keepBytes` gets them back.
+ * A manifest's objects -> a generation (used for the source and the local cache alike). The
+ * bytes are the builder's from then on; `keepBytes` gets them back.
  */
 export async function buildGeneration(
-  bytes: Uint8Array,
+  parts: Uint8Array[],
   slot: Pick<DatasetSlot, 'product' | 'dataset' | 'floorUs'>,
   manifest: Manifest,
   clock: Clock,
   builder: TableBuilder,
   keepBytes = false,
   started = clock.now(),
-): Promise<{ generation: Generation; bytes: Uint8Array | null }> {
+): Promise<{ generation: Generation; parts: Uint8Array[] | null }> {
   const built = await builder.build(
-    bytes,
+    parts,
     {
-      object: manifest.object,
-      sha256: manifest.sha256,
-      rows: manifest.rows,
+      parts: partsOf(manifest),
       filterColumns: slot.product.filters.map((f) => f.param),
       floorUs: slot.floorUs,
     },
@@ -53,6 +72,6 @@ export async function buildGeneration(
   const table = built.table;
   return {
     generation: makeGeneration({ number: manifest.generation, uid: nextGenerationUid(), manifest, table, loadedAtMs, loadMs: loadedAtMs - started }),
-    bytes: built.bytes,
+    parts: built.parts,
   };
 }

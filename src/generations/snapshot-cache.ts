@@ -1,32 +1,39 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseManifest, type Manifest } from '../snapshot/manifest.js';
+import { MANIFEST_FORMAT, parseManifest, partsOf, type Manifest } from '../snapshot/manifest.js';
 
 /**
- * `--cache-dir`: verified copies of the last good snapshot of each dataset on local disk, so
- * a restart serves while the source is down. Written only after a generation passed every
- * check; read only when the source cannot be reached at start. Holds one generation per
- * dataset (older objects are removed).
+ * `--cache-dir`: verified copies of the last good generation of each dataset on local disk,
+ * so a restart serves while the source is down. Written only after a generation passed
+ * every check; read only when the source cannot be reached at start. Holds one generation
+ * per dataset (older ones are removed): its object `snapshots/<generation>.arrow`, or its
+ * parts under `snapshots/<generation>/`, and its manifest, naming them there.
  */
 export class SnapshotCache {
   constructor(private readonly dir: string) {}
 
-  async save(productId: string, dataset: string, manifest: Manifest, bytes: Uint8Array): Promise<void> {
+  async save(productId: string, dataset: string, manifest: Manifest, parts: readonly Uint8Array[]): Promise<void> {
     const folder = join(this.dir, productId, dataset);
     const objects = join(folder, 'snapshots');
-    await mkdir(objects, { recursive: true });
-    const name = `${String(manifest.generation).padStart(8, '0')}.arrow`;
-    await atomicWrite(join(objects, name), bytes);
-    await atomicWrite(join(folder, 'manifest.json'), Buffer.from(JSON.stringify({ ...manifest, object: `snapshots/${name}` }, null, 2)));
-    for (const f of await readdir(objects)) if (f !== name) await rm(join(objects, f), { force: true });
+    const generation = String(manifest.generation).padStart(8, '0');
+    const single = manifest.format === MANIFEST_FORMAT;
+    await mkdir(single ? objects : join(objects, generation), { recursive: true });
+    const names = single ? [`snapshots/${generation}.arrow`] : parts.map((_, i) => `snapshots/${generation}/${String(i).padStart(5, '0')}.arrow`);
+    for (const [i, bytes] of parts.entries()) await atomicWrite(join(folder, names[i]!), bytes);
+    const local = single ? { ...manifest, object: names[0]! } : { ...manifest, parts: manifest.parts.map((p, i) => ({ ...p, object: names[i]! })) };
+    await atomicWrite(join(folder, 'manifest.json'), Buffer.from(JSON.stringify(local, null, 2)));
+    const keep = single ? `${generation}.arrow` : generation;
+    for (const f of await readdir(objects)) if (f !== keep) await rm(join(objects, f), { recursive: true, force: true });
   }
 
-  /** The cached manifest and object, or null when there is none (or it is unreadable). */
-  async load(productId: string, dataset: string): Promise<{ manifest: Manifest; bytes: Uint8Array } | null> {
+  /** The cached manifest and parts, or null when there is none (or it is unreadable). */
+  async load(productId: string, dataset: string): Promise<{ manifest: Manifest; parts: Uint8Array[] } | null> {
     const folder = join(this.dir, productId, dataset);
     try {
       const manifest = parseManifest(await readFile(join(folder, 'manifest.json')));
-      return { manifest, bytes: await readFile(join(folder, manifest.object)) };
+      const parts: Uint8Array[] = [];
+      for (const p of partsOf(manifest)) parts.push(await readFile(join(folder, p.object)));
+      return { manifest, parts };
     } catch {
       return null;
     }

@@ -261,11 +261,11 @@ export class SnapshotLoader {
         series: g.table.seriesCount,
         load_ms: Math.round(g.loadMs),
       });
-      if (this.o.cache !== null && loaded.bytes !== null) {
+      if (this.o.cache !== null && loaded.parts !== null) {
         await this.o.cache
-          .save(slot.product.id, slot.dataset, manifest, loaded.bytes)
+          .save(slot.product.id, slot.dataset, manifest, loaded.parts)
           .catch((e: Error) => this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message }));
-        releaseBytes(loaded.bytes);
+        for (const b of loaded.parts) releaseBytes(b);
       }
       return this.succeeded(slot, 'loaded', before);
     } catch (e) {
@@ -324,7 +324,7 @@ export class SnapshotLoader {
     const hit = await cache.load(slot.product.id, slot.dataset);
     if (hit === null) return;
     try {
-      const { generation: g } = await buildGeneration(hit.bytes, slot, hit.manifest, this.o.clock, this.o.builder);
+      const { generation: g } = await buildGeneration(hit.parts, slot, hit.manifest, this.o.clock, this.o.builder);
       // Still failing against the source: the reason stays visible in /admin/status.
       slot.serveCached(g, 'serving the local cache: the source is unreachable');
       this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });

@@ -11,14 +11,17 @@ import type { BuildRequest } from './table-builder.js';
  */
 parentPort!.on('message', (msg: BuildRequest) => {
   try {
-    const table = snapshotToTable(msg.bytes, msg.want);
+    const table = snapshotToTable(msg.parts, msg.want);
     if (msg.keepBytes) {
-      parentPort!.postMessage({ ok: true, table: tableToTransfer(table), bytes: msg.bytes }, [msg.bytes.buffer as ArrayBuffer]);
+      parentPort!.postMessage(
+        { ok: true, table: tableToTransfer(table), parts: msg.parts },
+        msg.parts.map((b) => b.buffer as ArrayBuffer),
+      );
       return;
     }
-    parentPort!.postMessage({ ok: true, table: tableToTransfer(table), bytes: null });
+    parentPort!.postMessage({ ok: true, table: tableToTransfer(table), parts: null });
   } catch (e) {
     parentPort!.postMessage({ ok: false, error: e instanceof Error ? e.message : String(e), code: opsCodeOf(e) });
   }
-  releaseBytes(msg.bytes);
+  for (const b of msg.parts) releaseBytes(b);
 });

@@ -7,10 +7,10 @@ import { snapshotToTable, type SnapshotExpectations } from '../store/snapshot-to
 import { tableFromTransfer, type TableTransfer } from '../store/table-transfer.js';
 import type { Table } from '../store/table.js';
 
-/** A built table, and the snapshot bytes when asked for (a worker hands them back: they were moved to it). */
+/** A built table, and the parts' bytes when asked for (a worker hands them back: they were moved to it). */
 export interface BuiltTable {
   readonly table: Table;
-  readonly bytes: Uint8Array | null;
+  readonly parts: Uint8Array[] | null;
 }
 
 /**
@@ -21,13 +21,13 @@ export interface BuiltTable {
 export interface TableBuilder {
   /** how many builds run at once (the loader loads that many datasets together) */
   readonly parallelism: number;
-  build(bytes: Uint8Array, want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable>;
+  build(parts: Uint8Array[], want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable>;
   close(): Promise<void>;
 }
 
 export const inlineBuilder: TableBuilder = {
   parallelism: 1,
-  build: async (bytes, want, keepBytes) => ({ table: snapshotToTable(bytes, want), bytes: keepBytes ? bytes : null }),
+  build: async (parts, want, keepBytes) => ({ table: snapshotToTable(parts, want), parts: keepBytes ? parts : null }),
   close: async () => {},
 };
 
@@ -35,14 +35,14 @@ export const inlineBuilder: TableBuilder = {
 export const DEFAULT_BUILDERS = Math.max(1, Math.min(4, availableParallelism()));
 
 interface Job {
-  readonly bytes: Uint8Array;
+  readonly parts: Uint8Array[];
   readonly want: SnapshotExpectations;
   readonly keepBytes: boolean;
   resolve(t: BuiltTable): void;
   reject(e: Error): void;
 }
 
-type Reply = { ok: true; table: TableTransfer; bytes: Uint8Array | null } | { ok: false; error: string; code: OpsErrorCode };
+type Reply = { ok: true; table: TableTransfer; parts: Uint8Array[] | null } | { ok: false; error: string; code: OpsErrorCode };
 
 /**
  * A few worker threads that decode, check and index snapshots, so a refresh of a large
@@ -69,10 +69,10 @@ export class WorkerTableBuilder implements TableBuilder {
     return this.size;
   }
 
-  build(bytes: Uint8Array, want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
+  build(parts: Uint8Array[], want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
     if (this.closed) return Promise.reject(new Error('table builder is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, want, keepBytes, resolve, reject });
+      this.queue.push({ parts, want, keepBytes, resolve, reject });
       this.pump();
     });
   }
@@ -124,7 +124,7 @@ export class WorkerTableBuilder implements TableBuilder {
     };
     const onMessage = (reply: Reply): void => {
       done();
-      if (reply.ok) job.resolve({ table: tableFromTransfer(reply.table), bytes: reply.bytes });
+      if (reply.ok) job.resolve({ table: tableFromTransfer(reply.table), parts: reply.parts });
       else job.reject(new OpsError(reply.code, reply.error));
     };
     const onError = (e: Error): void => {
@@ -137,15 +137,19 @@ export class WorkerTableBuilder implements TableBuilder {
     worker.on('message', onMessage);
     worker.on('error', onError);
     // Copy into a transferable buffer only when the bytes share a pooled one.
-    const own = job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength && !(job.bytes.buffer instanceof SharedArrayBuffer);
-    const bytes = own ? job.bytes : job.bytes.slice();
-    worker.postMessage({ bytes, want: job.want, keepBytes: job.keepBytes } satisfies BuildRequest, [bytes.buffer as ArrayBuffer]);
+    const parts = job.parts.map((b) =>
+      b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : b.slice(),
+    );
+    worker.postMessage(
+      { parts, want: job.want, keepBytes: job.keepBytes } satisfies BuildRequest,
+      parts.map((b) => b.buffer as ArrayBuffer),
+    );
   }
 }
 
 /** What the build worker is sent (table-build-worker.ts). */
 export interface BuildRequest {
-  readonly bytes: Uint8Array;
+  readonly parts: Uint8Array[];
   readonly want: SnapshotExpectations;
   readonly keepBytes: boolean;
 }

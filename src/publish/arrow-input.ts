@@ -1,6 +1,8 @@
 import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { DecodedColumn } from '../store/decode-arrow.js';
-import { decodeArrowSnapshot } from '../store/decode-arrow.js';
+import { decodeArrowColumn } from '../store/arrow-column.js';
+import { decodeArrowSnapshot, readArrowSnapshot } from '../store/decode-arrow.js';
+import { joinParts } from '../store/snapshot-to-table.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import { describeType, makeSchema, readArrowSchema, unitScale, type ColumnDef, type DatasetSchema } from './dataset-schema.js';
 import type { VersionTable } from './version-table.js';
@@ -16,6 +18,17 @@ export function decodeArrowTable(bytes: Uint8Array, seriesKey: readonly string[]
   const decoded = decodeArrowSnapshot(withKey);
   const columns = info.columns;
   return { schema: makeSchema(columns, decoded.seriesKey, info.metadata), rows: decoded.rows, columns: decoded.columns };
+}
+
+/** The parts of a stored generation (contract 14, checked as a server checks them) -> one VersionTable. */
+export function decodeArrowParts(parts: readonly Uint8Array[], names: readonly string[]): VersionTable {
+  const info = readArrowSchema(parts[0]!);
+  const { snap } = joinParts(
+    parts.map((p) => readArrowSnapshot(p)),
+    names,
+  );
+  const columns = snap.columns.map((c) => decodeArrowColumn(c, null));
+  return { schema: makeSchema(info.columns, snap.seriesKey, info.metadata), rows: snap.rows, columns };
 }
 
 function addSeriesKey(bytes: Uint8Array, seriesKey: readonly string[]): Uint8Array {

@@ -1,6 +1,6 @@
 import type { DatasetRef, PrunableSource } from '../source/snapshot-source.js';
 import type { DatasetSelection } from '../catalog/dataset-selection.js';
-import { parseManifest, type Manifest } from '../snapshot/manifest.js';
+import { parseManifest, partsOf, type Manifest } from '../snapshot/manifest.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 
 /**
@@ -9,8 +9,8 @@ import { readManifest } from '../snapshot/read-manifest.js';
  * stay, the live one counted) and/or age (`olderThanMs`: by the history manifest's
  * created_at). Given both, a generation goes only when both say so.
  *
- * Never removed: the live generation (the one manifest.json names) and the object it
- * references, an object a kept history manifest references, and anything of a generation
+ * Never removed: the live generation (the one manifest.json names) and the objects it
+ * references (its parts, contract 14), an object a kept history manifest references, and anything of a generation
  * above the live one (a publish under way writes its object and history before its
  * manifest). A generation without a history manifest (published before history/ existed)
  * has no known age: only `keep` removes it. History goes before its object, so a server
@@ -36,7 +36,8 @@ export interface PrunedDataset {
 }
 
 const HISTORY_RE = /^history\/(\d{8,10})\.json$/;
-const OBJECT_RE = /^snapshots\/(\d{8,10})\.arrow$/;
+/** A generation's one object, or one of its parts (contract 14: `snapshots/00000007/00000.arrow`). */
+const OBJECT_RE = /^snapshots\/(\d{8,10})(?:\.arrow|\/[^/]+\.arrow)$/;
 
 interface Known {
   history: { path: string; bytes: number; manifest: Manifest | null } | null;
@@ -76,7 +77,7 @@ async function pruneDataset(req: PruneRequest, ref: DatasetRef): Promise<PrunedD
   // Only generations below the live one are candidates; the newest `keep` (live included) stay.
   const older = [...known.keys()].filter((g) => g < live.generation).sort((a, b) => b - a);
   const keptByCount = new Set(req.keep === null ? [] : older.slice(0, Math.max(0, req.keep - 1)));
-  const protectedObjects = new Set([`${folder}${live.object}`]);
+  const protectedObjects = new Set(partsOf(live).map((p) => `${folder}${p.object}`));
   const doomed: number[] = [];
   for (const g of older) {
     const k = known.get(g)!;
@@ -85,7 +86,7 @@ async function pruneDataset(req: PruneRequest, ref: DatasetRef): Promise<PrunedD
     const createdMs = k.history?.manifest === null || k.history === null ? NaN : Date.parse(k.history.manifest.created_at);
     const byAge = req.olderThanMs === null || (Number.isFinite(createdMs) && createdMs < req.nowMs - req.olderThanMs);
     if (byCount && byAge) doomed.push(g);
-    else if (k.history?.manifest) protectedObjects.add(`${folder}${k.history.manifest.object}`);
+    else if (k.history?.manifest) for (const p of partsOf(k.history.manifest)) protectedObjects.add(`${folder}${p.object}`);
   }
   const paths: string[] = [];
   let bytes = 0;

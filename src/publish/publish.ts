@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { findProduct, isNamedDataset } from '../catalog/products.js';
 import { readManifest } from '../snapshot/read-manifest.js';
-import { objectPath, type Manifest } from '../snapshot/manifest.js';
+import { MANIFEST_FORMAT, objectPath, partsOf, type Manifest } from '../snapshot/manifest.js';
+import { sha256Hex } from '../store/snapshot-to-table.js';
 import { decodeArrowSnapshot } from '../store/decode-arrow.js';
 import { formatIsoMillis } from '../time/instant.js';
-import { conformTable, decodeArrowTable } from './arrow-input.js';
+import { conformTable, decodeArrowParts, decodeArrowTable } from './arrow-input.js';
 import { buildSnapshot, type Segment } from './build-snapshot.js';
 import { commitGeneration } from './commit-generation.js';
 import { csvTable } from './csv-input.js';
@@ -107,7 +107,7 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
   }
 
   const bytes = buildSnapshot(schema, segments, rewrites);
-  if (stored !== null && createHash('sha256').update(bytes).digest('hex') === stored.manifest.sha256) {
+  if (stored !== null && stored.manifest.format === MANIFEST_FORMAT && sha256Hex(bytes) === stored.manifest.sha256) {
     return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
   }
   // What the server will do with it, before anyone can see it.
@@ -132,16 +132,21 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
 }
 
 async function readStored(source: SnapshotSource, ref: { productId: string; dataset: string }, manifest: Manifest): Promise<VersionTable> {
-  const path = objectPath(ref.productId, ref.dataset, manifest.object);
-  const bytes = await source.readObject(path);
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  if (digest !== manifest.sha256) {
-    throw new Error(`the current snapshot ${path} does not match its manifest's sha256: fix the dataset before publishing on top of it`);
+  const parts: Uint8Array[] = [];
+  const paths: string[] = [];
+  for (const part of partsOf(manifest)) {
+    const path = objectPath(ref.productId, ref.dataset, part.object);
+    const bytes = await source.readObject(path);
+    if (sha256Hex(bytes) !== part.sha256) {
+      throw new Error(`the current snapshot ${path} does not match its manifest's sha256: fix the dataset before publishing on top of it`);
+    }
+    parts.push(bytes);
+    paths.push(path);
   }
   try {
-    return decodeArrowTable(bytes, []);
+    return parts.length === 1 ? decodeArrowTable(parts[0]!, []) : decodeArrowParts(parts, paths);
   } catch (e) {
-    throw new Error(`the current snapshot ${path} is refused: ${(e as Error).message}`);
+    throw new Error(`the current snapshot ${paths.join(', ')} is refused: ${(e as Error).message}`);
   }
 }
 

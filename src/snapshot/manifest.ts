@@ -1,26 +1,73 @@
 import { z } from 'zod';
 import { OpsError } from '../ops-errors.js';
 
-/** `manifest.json` of contract 6: the only object of a dataset folder that ever changes. */
+/** `manifest.json` of contract 6: the only object of a dataset folder that ever changes; one object. */
 export const MANIFEST_FORMAT = 'pitcache-snapshot/1';
+/** Contract 14: a generation of many parts, each an Arrow object, in series order. */
+export const PARTS_MANIFEST_FORMAT = 'pitcache-snapshot/2';
 
-export const manifestSchema = z
-  .object({
-    format: z.literal(MANIFEST_FORMAT),
-    product_id: z.string().min(1),
-    dataset: z.string().min(1),
-    generation: z.number().int().nonnegative().max(0xffff_ffff),
-    object: z
-      .string()
-      .min(1)
-      .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'object must be a relative path inside the dataset folder'),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits'),
-    rows: z.number().int().nonnegative(),
-    created_at: z.string().min(1),
-  })
-  .passthrough();
+const objectName = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'object must be a relative path inside the dataset folder');
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
+const rowCount = z.number().int().nonnegative();
 
-export type Manifest = z.infer<typeof manifestSchema>;
+const common = {
+  product_id: z.string().min(1),
+  dataset: z.string().min(1),
+  generation: z.number().int().nonnegative().max(0xffff_ffff),
+  rows: rowCount,
+  created_at: z.string().min(1),
+};
+
+export const manifestSchema = z.object({ format: z.literal(MANIFEST_FORMAT), ...common, object: objectName, sha256 }).passthrough();
+
+export const partSchema = z.object({ object: objectName, sha256, rows: rowCount, bytes: z.number().int().nonnegative() }).passthrough();
+
+export const partsManifestSchema = z
+  .object({ format: z.literal(PARTS_MANIFEST_FORMAT), ...common, parts: z.array(partSchema).min(1) })
+  .passthrough()
+  .superRefine((m, ctx) => {
+    let sum = 0;
+    for (const p of m.parts) sum += p.rows;
+    if (sum !== m.rows) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['rows'], message: `rows is ${m.rows}, the parts hold ${sum}` });
+    const names = new Set(m.parts.map((p) => p.object));
+    if (names.size !== m.parts.length) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parts'], message: 'a part object is named twice' });
+  });
+
+export type SingleManifest = z.infer<typeof manifestSchema>;
+export type PartsManifest = z.infer<typeof partsManifestSchema>;
+export type Manifest = SingleManifest | PartsManifest;
+
+/** One object of a generation: what it must hash to and hold. `bytes` is null for a `/1` manifest (it does not say). */
+export interface PartRef {
+  readonly object: string;
+  readonly sha256: string;
+  readonly rows: number;
+  readonly bytes: number | null;
+}
+
+/** The objects of a generation in series order: a `/1` manifest's one object is its one part. */
+export function partsOf(m: Manifest): readonly PartRef[] {
+  if (m.format === MANIFEST_FORMAT) return [{ object: m.object, sha256: m.sha256, rows: m.rows, bytes: null }];
+  return m.parts.map((p) => ({ object: p.object, sha256: p.sha256, rows: p.rows, bytes: p.bytes }));
+}
+
+/** Validates a manifest already parsed from JSON; throws an OpsError (manifest_invalid) with a one-line reason. */
+export function checkManifest(json: unknown): Manifest {
+  const format = typeof json === 'object' && json !== null ? (json as { format?: unknown }).format : undefined;
+  const schema = format === PARTS_MANIFEST_FORMAT ? partsManifestSchema : format === MANIFEST_FORMAT ? manifestSchema : null;
+  if (schema === null) {
+    throw new OpsError('manifest_invalid', `manifest.json is invalid at format: expected "${MANIFEST_FORMAT}" or "${PARTS_MANIFEST_FORMAT}"`);
+  }
+  const r = schema.safeParse(json);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new OpsError('manifest_invalid', `manifest.json is invalid at ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data;
+}
 
 /** Parses manifest bytes; throws an OpsError (manifest_invalid) with a one-line reason when they are not a manifest. */
 export function parseManifest(bytes: Uint8Array): Manifest {
@@ -30,12 +77,7 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   } catch (e) {
     throw new OpsError('manifest_invalid', `manifest.json is not JSON: ${(e as Error).message}`);
   }
-  const r = manifestSchema.safeParse(json);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new OpsError('manifest_invalid', `manifest.json is invalid at ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
-  return r.data;
+  return checkManifest(json);
 }
 
 /** Dataset folder names inside a source: `<product_id>/<dataset_name>/manifest.json`. */

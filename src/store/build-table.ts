@@ -3,6 +3,7 @@ import { decodeArrowColumn, type ArrowColumn } from './arrow-column.js';
 import type { Column, StringColumn, StringDictionary } from './column.js';
 import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot, StoredField } from './decode-arrow.js';
 import { MinTree } from './min-tree.js';
+import { checkPartOrder, type PartLayout } from './part-order.js';
 import { copyDecoded, placeDecoded, sharedColumn } from './place-decoded.js';
 import { inversePermutation, orderBySeriesAndDate, type SeriesOrder } from './row-order.js';
 import { allocF64, allocI32 } from './shared-memory.js';
@@ -32,13 +33,14 @@ type Source = { readonly arrow: ArrowColumn } | { readonly decoded: DecodedColum
  * straight from its record batches into its place, so a snapshot is never held decoded in
  * snapshot order next to the table. A snapshot already in the physical order is not moved.
  */
-export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number): Table {
+export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number, parts: PartLayout | null = null): Table {
   return assemble(
     snap.rows,
     snap.seriesKey,
     snap.columns.map((arrow) => ({ arrow })),
     floorUs,
     snap.fields,
+    parts,
   );
 }
 
@@ -69,7 +71,14 @@ function placed(s: Source, rank: Int32Array | null, fresh: boolean): DecodedColu
   return fresh ? copyDecoded(s.decoded) : sharedColumn(s.decoded);
 }
 
-function assemble(n: number, seriesKey: readonly string[], sources: readonly Source[], floorUs: number, fields: readonly StoredField[]): Table {
+function assemble(
+  n: number,
+  seriesKey: readonly string[],
+  sources: readonly Source[],
+  floorUs: number,
+  fields: readonly StoredField[],
+  parts: PartLayout | null = null,
+): Table {
   const byName = new Map(sources.map((s) => [nameOf(s), s]));
   const dictionaries = new Map<string, StringDictionary>();
   const dictionaryOf = (c: StringDecoded): StringDictionary => {
@@ -84,6 +93,7 @@ function assemble(n: number, seriesKey: readonly string[], sources: readonly Sou
   const early = new Map([...ORDER_COLUMNS, ...seriesKey].map((name) => [name, inSnapshotOrder(byName.get(name)!)]));
   const order = orderOf(n, seriesKey, early, dictionaryOf);
   const { seriesStart, seriesCount, minDate, span } = order;
+  if (parts !== null) checkPartOrder(parts, order.perm, seriesStart, seriesCount, (row) => describeSeries(seriesKey, early, row));
   const rank0 = order.perm === null ? null : inversePermutation(order.perm);
   for (const [name, c] of early) done.set(name, rank0 === null ? sharedColumn(c) : placeDecoded(c, rank0));
   early.clear();
@@ -201,6 +211,15 @@ function orderOf(
     return { codes: c.codes, cardinality: c.strings.length, rank: dictionaryOf(c).rank };
   });
   return orderBySeriesAndDate(n, (early.get('date') as { values: Int32Array }).values, keys);
+}
+
+/** `{"country":"DE"}`: a series as an operator reads it, from a snapshot row. */
+function describeSeries(seriesKey: readonly string[], early: ReadonlyMap<string, DecodedColumn>, row: number): string {
+  const values = seriesKey.map((k) => {
+    const c = early.get(k) as StringDecoded;
+    return [k, c.strings[c.codes[row]!]];
+  });
+  return JSON.stringify(Object.fromEntries(values));
 }
 
 function columnBytes(c: Column): number {

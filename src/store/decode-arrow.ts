@@ -36,6 +36,8 @@ export interface ArrowSnapshot {
   readonly columns: ArrowColumn[];
   readonly seriesKey: string[];
   readonly fields: readonly StoredField[];
+  /** every column's name, Arrow type and nullability, and the series key: equal for parts of one generation (contract 14) */
+  readonly schemaText: string;
 }
 
 export const SERIES_KEY_METADATA = 'pitcache.series_key';
@@ -82,7 +84,8 @@ export function readArrowSnapshot(bytes: Uint8Array): ArrowSnapshot {
     if (c.hasNulls) throw new Error(`series-key column "${k}" holds nulls`);
   }
   const stored = fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable }));
-  return { rows, columns, seriesKey, fields: stored };
+  const schemaText = JSON.stringify([stored, seriesKey]);
+  return { rows, columns, seriesKey, fields: stored, schemaText };
 }
 
 function expectKind(c: ArrowColumn, kinds: string[], what: string): void {

@@ -4,7 +4,7 @@ import type { SnapshotSource } from '../../src/source/snapshot-source.js';
 import { PreconditionFailedError } from '../../src/source/snapshot-source.js';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import type { SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
-import { manifestPath, objectPath, parseManifest } from '../../src/snapshot/manifest.js';
+import { manifestPath, objectPath, parseManifest, partsOf } from '../../src/snapshot/manifest.js';
 import { countArrowRows, writeGeneration } from '../../src/snapshot/write-generation.js';
 
 /**
@@ -184,8 +184,9 @@ export function describeSnapshotSourceContract(name: string, makeSource: () => P
       expect(manifest).toEqual(written);
       expect(manifest).toMatchObject({ product_id: 'gbsi_eu', dataset: 'system_stress', generation: 7, rows: 2, object: 'snapshots/00000007.arrow' });
 
-      const object = await source.readObject(objectPath(ref.productId, ref.dataset, manifest.object));
-      expect(createHash('sha256').update(object).digest('hex')).toBe(manifest.sha256);
+      const [part] = partsOf(manifest);
+      const object = await source.readObject(objectPath(ref.productId, ref.dataset, part!.object));
+      expect(createHash('sha256').update(object).digest('hex')).toBe(part!.sha256);
       expect(countArrowRows(object)).toBe(2);
     });
   });
