@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { asyncBufferFromFile } from 'hyparquet';
 import { openSource } from '../source/open-source.js';
 import type { SnapshotSource } from '../source/snapshot-source.js';
-import { parsePublishConfig, type PublishConfig } from '../config/publish-config.js';
+import { inputFormatOf, parsePublishConfig, type InputFormat, type PublishConfig } from '../config/publish-config.js';
 import { processIo, type CommandIo } from '../publish/output.js';
 import { publish, type PublishInput, type PublishResult } from '../publish/publish.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -35,6 +37,7 @@ export async function publishCommand(argv: string[], env: NodeJS.ProcessEnv, io:
       rebuild: config.rebuild,
       replace: config.replace,
       seriesKey: config.seriesKey,
+      partBytes: config.partBytes,
       publishedAtUs: Math.floor(clock.now() * 1000),
     });
     for (const warning of warnings(result)) await io.stderr.write(`pitcache publish: warning: ${warning}\n`);
@@ -48,14 +51,32 @@ export async function publishCommand(argv: string[], env: NodeJS.ProcessEnv, io:
   }
 }
 
-async function readInput(config: PublishConfig): Promise<PublishInput> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(config.input.path);
-  } catch (e) {
-    throw new Error(`cannot read --input ${config.input.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+/** `--input`: one file, or every .arrow, .csv and .parquet file of a folder in name order. */
+async function readInput(config: PublishConfig): Promise<PublishInput | PublishInput[]> {
+  const { path, format } = config.input;
+  const fail = (e: unknown): never => {
+    throw new Error(`cannot read --input ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  };
+  const info = await stat(path).catch(fail);
+  if (!info.isDirectory()) {
+    if (format === null) throw new Error(`--input ${path} must name a .arrow (or .arrows, .ipc, .feather), .csv or .parquet file, or a folder of them`);
+    return readOne(path, format);
   }
-  return config.input.format === 'csv' ? { format: 'csv', text: bytes.toString('utf8') } : { format: 'arrow', bytes };
+  const names = (await readdir(path).catch(fail)).filter((n) => inputFormatOf(n) !== null).sort();
+  if (names.length === 0) throw new Error(`--input ${path} holds no .arrow, .csv or .parquet file`);
+  const out: PublishInput[] = [];
+  for (const n of names) out.push(await readOne(join(path, n), inputFormatOf(n)!));
+  return out;
+}
+
+async function readOne(path: string, format: InputFormat): Promise<PublishInput> {
+  const name = basename(path);
+  // Parquet is read a row group at a time from the file; the others whole.
+  if (format === 'parquet') return { format, file: await asyncBufferFromFile(path), name };
+  const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read --input ${path}: ${e.code ?? e.message}`);
+  });
+  return format === 'csv' ? { format, text: bytes.toString('utf8'), name } : { format, bytes, name };
 }
 
 export function summary(dataset: string, r: PublishResult): string {

@@ -24,17 +24,25 @@ export function datasetIssue(productId: string, dataset: string): string | null 
   return `is not a dataset of ${productId} (its datasets: ${product.datasets.map((d) => d.name).join(', ')})`;
 }
 
-const INPUT_FORMATS: ReadonlyArray<readonly [RegExp, 'arrow' | 'csv']> = [
+export type InputFormat = 'arrow' | 'csv' | 'parquet';
+
+export const INPUT_FORMATS: ReadonlyArray<readonly [RegExp, InputFormat]> = [
   [/\.csv$/i, 'csv'],
   [/\.(arrow|arrows|ipc|feather)$/i, 'arrow'],
+  [/\.parquet$/i, 'parquet'],
 ];
+
+/** The format a file name says, or null (a folder, or a file of no known kind). */
+export function inputFormatOf(path: string): InputFormat | null {
+  return INPUT_FORMATS.find(([re]) => re.test(path))?.[1] ?? null;
+}
 
 const COLUMN_LIST_RE = /^[^,\s]+(,[^,\s]+)*$/;
 
 const publishOptions = z.object({
   ...datasetOptions,
   input: pathOption().describe(
-    'The recomputed rows: an Arrow IPC file (.arrow, .arrows, .ipc, .feather) or a CSV file with a header row (.csv), with the columns of the dataset.',
+    'The recomputed rows: an Arrow IPC file or stream (.arrow, .arrows, .ipc, .feather), a CSV file with a header row (.csv), a Parquet file (.parquet), or a folder of them (read in name order), with the columns of the dataset.',
   ),
   rebuild: booleanOption()
     .default(false)
@@ -51,6 +59,19 @@ const publishOptions = z.object({
     .regex(COLUMN_LIST_RE, 'must be column names separated by commas')
     .optional()
     .describe("Series-key columns of a first publish (e.g. country or geography,region_type). Default: the input Arrow file's, else none."),
+  partBytes: z
+    .string()
+    .default('512MiB')
+    .transform((text, ctx) => {
+      const m = /^(\d+(?:\.\d+)?)(B|KiB|MiB|GiB|KB|MB|GB)?$/.exec(text);
+      const bytes = m === null ? NaN : Math.floor(Number(m[1]) * { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, KB: 1e3, MB: 1e6, GB: 1e9 }[m[2] ?? 'B']!);
+      if (!(bytes >= 1)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${text}" is not a size (e.g. 512MiB, 2GiB, 1000000)` });
+        return z.NEVER;
+      }
+      return bytes;
+    })
+    .describe('The most bytes of one object of the generation written (contract 14): the output is cut into parts between two series, never inside one.'),
   s3EmulateConditions: booleanOption()
     .default(false)
     .describe(
@@ -62,10 +83,12 @@ export interface PublishConfig {
   readonly source: string;
   readonly productId: string;
   readonly dataset: string;
-  readonly input: { readonly path: string; readonly format: 'arrow' | 'csv' };
+  /** format null: a folder (or a file of no known kind, refused when it is read) */
+  readonly input: { readonly path: string; readonly format: InputFormat | null };
   readonly rebuild: boolean;
   readonly replace: boolean;
   readonly seriesKey: readonly string[] | null;
+  readonly partBytes: number;
   readonly s3: { readonly endpoint?: string; readonly forcePathStyle: boolean; readonly conditionalWrites: 'enforced' | 'unsupported' };
 }
 
@@ -73,9 +96,6 @@ export const publishConfigSchema = publishOptions
   .superRefine((o, ctx) => {
     const bad = datasetIssue(o.product, o.dataset);
     if (bad !== null) ctx.addIssue({ code: 'custom', path: ['dataset'], message: bad });
-    if (!INPUT_FORMATS.some(([re]) => re.test(o.input))) {
-      ctx.addIssue({ code: 'custom', path: ['input'], message: 'must name a .arrow (or .arrows, .ipc, .feather) or a .csv file' });
-    }
     if (o.rebuild && o.replace) ctx.addIssue({ code: 'custom', path: ['rebuild'], message: 'cannot be combined with --replace' });
     if (o.seriesKey !== undefined && new Set(o.seriesKey.split(',')).size !== o.seriesKey.split(',').length) {
       ctx.addIssue({ code: 'custom', path: ['seriesKey'], message: 'names a column twice' });
@@ -85,10 +105,11 @@ export const publishConfigSchema = publishOptions
     source: o.source,
     productId: o.product,
     dataset: o.dataset,
-    input: { path: o.input, format: INPUT_FORMATS.find(([re]) => re.test(o.input))![1] },
+    input: { path: o.input, format: inputFormatOf(o.input) },
     rebuild: o.rebuild,
     replace: o.replace,
     seriesKey: o.seriesKey === undefined ? null : o.seriesKey.split(','),
+    partBytes: o.partBytes,
     s3: {
       ...(o.s3Endpoint === undefined ? {} : { endpoint: o.s3Endpoint }),
       forcePathStyle: o.s3ForcePathStyle,

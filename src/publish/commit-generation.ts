@@ -1,12 +1,24 @@
 import { createHash } from 'node:crypto';
 import { PreconditionFailedError, type SnapshotSource } from '../source/snapshot-source.js';
-import { historyPath, MANIFEST_FORMAT, manifestBytes, manifestPath, manifestSchema, objectPath, parseManifest, type Manifest } from '../snapshot/manifest.js';
-import { generationObjectName } from '../snapshot/write-generation.js';
+import {
+  historyPath,
+  MANIFEST_FORMAT,
+  manifestBytes,
+  manifestPath,
+  manifestSchema,
+  objectPath,
+  parseManifest,
+  PARTS_MANIFEST_FORMAT,
+  partsManifestSchema,
+  partsOf,
+  type Manifest,
+} from '../snapshot/manifest.js';
+import { generationObjectName, partObjectName } from '../snapshot/write-generation.js';
 
 /**
  * Writes one generation so that two publishers can never silently overwrite each other:
- * 1. the immutable object, only if no object of that name exists (a retry of the very same
- *    bytes is fine);
+ * 1. the immutable objects (one, or the parts of contract 14 in series order), each only if
+ *    no object of that name exists (a retry of the very same bytes is fine);
  * 2. the generation's history manifest (contract 12), the manifest's bytes unchanged,
  *    before the manifest: a crash between the two leaves history/ one ahead, which no
  *    server follows (it reads manifest.json), never a manifest without its history;
@@ -18,8 +30,8 @@ import { generationObjectName } from '../snapshot/write-generation.js';
 export interface CommitRequest {
   readonly productId: string;
   readonly dataset: string;
-  readonly bytes: Uint8Array;
-  readonly rows: number;
+  /** the generation's objects in series order, each with its rows: one is written as a `/1` manifest, more as `/2` (contract 14) */
+  readonly parts: ReadonlyArray<{ readonly bytes: Uint8Array; readonly rows: number }>;
   readonly generation: number;
   /** RFC 3339 */
   readonly createdAt: string;
@@ -44,31 +56,11 @@ export class PublishConflictError extends Error {
 }
 
 export async function commitGeneration(source: SnapshotSource, req: CommitRequest): Promise<CommitResult> {
-  const manifest = manifestSchema.parse({
-    format: MANIFEST_FORMAT,
-    product_id: req.productId,
-    dataset: req.dataset,
-    generation: req.generation,
-    object: generationObjectName(req.generation),
-    sha256: createHash('sha256').update(req.bytes).digest('hex'),
-    rows: req.rows,
-    created_at: req.createdAt,
-  });
-  const objPath = objectPath(req.productId, req.dataset, manifest.object);
+  const manifest = manifestOf(req);
   const mPath = manifestPath(req.productId, req.dataset);
-
-  try {
-    await source.writeObject(objPath, req.bytes, { ifNoneMatch: '*' });
-  } catch (e) {
-    if (!(e instanceof PreconditionFailedError)) throw e;
-    // Another writer may hold the object mid-write: unreadable counts as "other content".
-    const existing = await source.readObject(objPath).catch(() => null);
-    if (existing === null || createHash('sha256').update(existing).digest('hex') !== manifest.sha256) {
-      throw new PublishConflictError(
-        `${objPath} already exists with other content: another publish of generation ${req.generation} is under way, or one failed before writing its manifest (remove that object if no publish is running)`,
-      );
-    }
-  }
+  const refs = partsOf(manifest);
+  for (const [i, part] of req.parts.entries())
+    await writeImmutable(source, objectPath(req.productId, req.dataset, refs[i]!.object), part.bytes, refs[i]!.sha256, req.generation);
 
   await expectManifest(source, mPath, req.expectedEtag);
   const text = manifestBytes(manifest);
@@ -85,13 +77,44 @@ export async function commitGeneration(source: SnapshotSource, req: CommitReques
   if (!enforced) {
     const after = await source.readIfChanged(mPath, null);
     const now = after.status === 'ok' ? parseManifest(after.bytes) : null;
-    if (now === null || now.generation !== manifest.generation || now.sha256 !== manifest.sha256 || now.object !== manifest.object) {
+    if (now === null || now.generation !== manifest.generation || JSON.stringify(partsOf(now)) !== JSON.stringify(refs)) {
       throw new PublishConflictError(
         `${mPath} was overwritten by another publisher right after ours (the store does not enforce conditional writes): it now names generation ${now?.generation ?? 'none'}; check the dataset and publish again`,
       );
     }
   }
   return { manifest, enforced };
+}
+
+function manifestOf(req: CommitRequest): Manifest {
+  const common = { product_id: req.productId, dataset: req.dataset, generation: req.generation, created_at: req.createdAt };
+  const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+  const rows = req.parts.reduce((n, p) => n + p.rows, 0);
+  if (req.parts.length === 1) {
+    const only = req.parts[0]!;
+    return manifestSchema.parse({ format: MANIFEST_FORMAT, ...common, object: generationObjectName(req.generation), sha256: sha(only.bytes), rows });
+  }
+  const parts = req.parts.map((p, i) => ({ object: partObjectName(req.generation, i), sha256: sha(p.bytes), rows: p.rows, bytes: p.bytes.byteLength }));
+  return partsManifestSchema.parse({ format: PARTS_MANIFEST_FORMAT, ...common, parts, rows });
+}
+
+/**
+ * An object of the generation, only if no object of that name exists (a retry of the very
+ * same bytes is fine).
+ */
+async function writeImmutable(source: SnapshotSource, path: string, bytes: Uint8Array, sha256: string, generation: number): Promise<void> {
+  try {
+    await source.writeObject(path, bytes, { ifNoneMatch: '*' });
+  } catch (e) {
+    if (!(e instanceof PreconditionFailedError)) throw e;
+    // Another writer may hold the object mid-write: unreadable counts as "other content".
+    const existing = await source.readObject(path).catch(() => null);
+    if (existing === null || createHash('sha256').update(existing).digest('hex') !== sha256) {
+      throw new PublishConflictError(
+        `${path} already exists with other content: another publish of generation ${generation} is under way, or one failed before writing its manifest (remove that object if no publish is running)`,
+      );
+    }
+  }
 }
 
 /**

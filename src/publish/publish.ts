@@ -1,13 +1,17 @@
+import type { AsyncBuffer } from 'hyparquet';
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { findProduct, isNamedDataset } from '../catalog/products.js';
 import { readManifest } from '../snapshot/read-manifest.js';
-import { MANIFEST_FORMAT, objectPath, partsOf, type Manifest } from '../snapshot/manifest.js';
+import { objectPath, partsOf, type Manifest, type PartRef } from '../snapshot/manifest.js';
 import { sha256Hex } from '../store/snapshot-to-table.js';
 import { decodeArrowSnapshot } from '../store/decode-arrow.js';
 import { formatIsoMillis } from '../time/instant.js';
 import { conformTable, decodeArrowParts, decodeArrowTable } from './arrow-input.js';
-import { buildSnapshot, type Segment } from './build-snapshot.js';
+import { buildSnapshotParts, DEFAULT_PART_BYTES, type Segment } from './build-snapshot.js';
 import { commitGeneration } from './commit-generation.js';
+import { concatTables } from './concat-tables.js';
+import type { DatasetSchema } from './dataset-schema.js';
+import { parquetToArrow } from './parquet-input.js';
 import { csvTable } from './csv-input.js';
 import { parseCsv } from './csv-parse.js';
 import { planVersions } from './plan-versions.js';
@@ -26,19 +30,29 @@ import type { VersionTable } from './version-table.js';
  * the old rows are served again, as a new generation number (generations only go up, so
  * servers and cursors see an ordinary change).
  */
-export type PublishInput = { readonly format: 'arrow'; readonly bytes: Uint8Array } | { readonly format: 'csv'; readonly text: string };
+export type PublishInput = (
+  | { readonly format: 'arrow'; readonly bytes: Uint8Array }
+  | { readonly format: 'csv'; readonly text: string }
+  | { readonly format: 'parquet'; readonly file: AsyncBuffer }
+) & {
+  /** for messages: the file's name */
+  readonly name?: string;
+};
 
 export interface PublishRequest {
   readonly source: SnapshotSource;
   readonly productId: string;
   readonly dataset: string;
-  readonly input: PublishInput;
+  /** one file, or the files of an `--input` folder in name order */
+  readonly input: PublishInput | readonly PublishInput[];
   readonly rebuild: boolean;
   readonly replace: boolean;
   /** series key for a first publish; when given with a stored dataset it must match it */
   readonly seriesKey: readonly string[] | null;
   /** the publish time in µs (injected: tests fix it) */
   readonly publishedAtUs: number;
+  /** the most bytes of one part of the output (contract 14); default DEFAULT_PART_BYTES */
+  readonly partBytes?: number;
   readonly beforeManifestWrite?: () => Promise<void>;
 }
 
@@ -75,7 +89,7 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
       `--series-key ${req.seriesKey.join(',')} differs from the dataset's series key ${current.schema.seriesKey.join(',')}: it only sets the key of a first publish`,
     );
   }
-  const input = readInput(req, current);
+  const input = await readInputs(req, current);
   const schema = current?.schema ?? input.schema;
   for (const f of product.filters) {
     if (!schema.seriesKey.includes(f.param)) {
@@ -106,16 +120,14 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
     counts = { added: plan.appended.length, newKeys: plan.newKeys, rewritten: plan.ingestedRewrites.size, shadowed: plan.shadowed };
   }
 
-  const bytes = buildSnapshot(schema, segments, rewrites);
-  if (stored !== null && stored.manifest.format === MANIFEST_FORMAT && sha256Hex(bytes) === stored.manifest.sha256) {
+  const parts = buildSnapshotParts(schema, segments, rewrites, req.partBytes ?? DEFAULT_PART_BYTES);
+  if (stored !== null && sameObjects(parts, partsOf(stored.manifest))) {
     return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
   }
-  // What the server will do with it, before anyone can see it.
-  const rows = decodeArrowSnapshot(bytes).rows;
   const committed = await commitGeneration(req.source, {
     ...ref,
-    bytes,
-    rows,
+    // What the server will do with them, before anyone can see them.
+    parts: parts.map((bytes) => ({ bytes, rows: decodeArrowSnapshot(bytes).rows })),
     generation: (stored?.manifest.generation ?? 0) + 1,
     createdAt: formatIsoMillis(req.publishedAtUs),
     expectedEtag: stored?.etag ?? null,
@@ -150,20 +162,45 @@ async function readStored(source: SnapshotSource, ref: { productId: string; data
   }
 }
 
-function readInput(req: PublishRequest, current: VersionTable | null): VersionTable {
-  const seriesKey = current?.schema.seriesKey ?? req.seriesKey ?? [];
-  if (req.input.format === 'csv') return csvTable(parseCsv(req.input.text), current?.schema ?? null, seriesKey);
+/**
+ * Every input file -> one table in the dataset's schema (the current generation's, else the
+ * first file's), files one after the other in the order given.
+ */
+async function readInputs(req: PublishRequest, current: VersionTable | null): Promise<VersionTable> {
+  const inputs: readonly PublishInput[] = Array.isArray(req.input) ? req.input : [req.input as PublishInput];
+  if (inputs.length === 0) throw new Error('the input folder holds no .arrow, .csv or .parquet file');
+  const tables: VersionTable[] = [];
+  for (const input of inputs) {
+    const schema = current?.schema ?? tables[0]?.schema ?? null;
+    const table = await readInput(req, input, schema, inputs.length === 1 ? 'the input' : (input.name ?? 'an input'), input.name ?? 'the input');
+    tables.push(table);
+  }
+  return concatTables(tables);
+}
+
+async function readInput(req: PublishRequest, input: PublishInput, schema: DatasetSchema | null, what: string, file: string): Promise<VersionTable> {
+  const seriesKey = schema?.seriesKey ?? req.seriesKey ?? [];
+  if (input.format === 'csv') {
+    const table = csvTable(parseCsv(input.text), schema, seriesKey);
+    return schema === null ? table : { ...table, schema };
+  }
   let table: VersionTable;
   try {
-    table = decodeArrowTable(req.input.bytes, seriesKey);
+    const bytes = input.format === 'parquet' ? (await parquetToArrow(input.file, file, seriesKey)).bytes : input.bytes;
+    table = decodeArrowTable(bytes, seriesKey);
   } catch (e) {
-    throw new Error(`the input is refused: ${(e as Error).message}`);
+    throw new Error(`${what} is refused: ${(e as Error).message}`);
   }
-  if (current !== null) return conformTable(table, current.schema, 'the input');
+  if (schema !== null) return conformTable(table, schema, what);
   if (req.seriesKey !== null && !sameKey(req.seriesKey, table.schema.seriesKey)) {
-    throw new Error(`--series-key ${req.seriesKey.join(',')} differs from the series key the input declares (${table.schema.seriesKey.join(',')})`);
+    throw new Error(`--series-key ${req.seriesKey.join(',')} differs from the series key ${what} declares (${table.schema.seriesKey.join(',')})`);
   }
   return table;
+}
+
+/** The same bytes as the stored generation's objects, part for part. */
+function sameObjects(parts: readonly Uint8Array[], stored: readonly PartRef[]): boolean {
+  return parts.length === stored.length && parts.every((bytes, i) => sha256Hex(bytes) === stored[i]!.sha256);
 }
 
 function sameKey(a: readonly string[], b: readonly string[]): boolean {
