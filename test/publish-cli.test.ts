@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,8 +39,8 @@ describe('pitcache publish: command line', () => {
       /^pitcache publish: --dataset: is not a dataset of glmi \(its datasets: marginality\), got "system_stress"\n$/,
     ],
     [
-      ['--source', 'x', '--product', 'glmi', '--dataset', 'marginality', '--input', 'rows.parquet'],
-      /^pitcache publish: --input: must name a \.arrow .* or a \.csv file, got "rows\.parquet"\n$/,
+      [...FLAGS, '--part-bytes', '12 apples'],
+      /^pitcache publish: --part-bytes: "12 apples" is not a size \(e\.g\. 512MiB, 2GiB, 1000000\), got "12 apples"\n$/,
     ],
     [[...FLAGS, '--rebuild', '--replace'], /^pitcache publish: --rebuild: cannot be combined with --replace, got "true"\n$/],
     [[...FLAGS, '--series-key', 'a,,b'], /^pitcache publish: --series-key: must be column names separated by commas, got "a,,b"\n$/],
@@ -75,9 +75,27 @@ describe('pitcache publish: command line', () => {
         rebuild: true,
         replace: false,
         seriesKey: null,
+        partBytes: 512 * 2 ** 20,
         s3: { forcePathStyle: false, conditionalWrites: 'unsupported' },
       },
     });
+  });
+
+  it('--part-bytes reads a size; an --input file of no known kind exits 1 naming the kinds (a folder is read at run time)', async () => {
+    const r = parsePublishConfig([...FLAGS, '--part-bytes', '1.5KiB'], {});
+    expect(r.ok && r.config.partBytes).toBe(1536);
+    const txt = join(dir, 'rows.txt');
+    await writeFile(txt, 'x');
+    const bad = await cli(['--source', join(dir, 'store'), '--product', 'glmi', '--dataset', 'marginality', '--input', txt]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(
+      /^pitcache publish: --input .*rows\.txt must name a \.arrow \(or \.arrows, \.ipc, \.feather\), \.csv or \.parquet file, or a folder of them\n$/,
+    );
+    const empty = join(dir, 'empty');
+    await mkdir(empty);
+    expect((await cli(['--source', join(dir, 'store'), '--product', 'glmi', '--dataset', 'marginality', '--input', empty])).err).toMatch(
+      /holds no \.arrow, \.csv or \.parquet file/,
+    );
   });
 
   it('prints help on stdout and exits 0', async () => {

@@ -1,4 +1,3 @@
-import { MANIFEST_FORMAT } from '../snapshot/manifest.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import type { RetainedGenerations } from '../generations/retained-generations.js';
 import type { CheckReport, SnapshotLoader } from '../generations/snapshot-loader.js';
@@ -69,7 +68,7 @@ export function createAdminOps(
               series: g?.table.seriesCount ?? null,
               bytes: g?.table.byteSize ?? null,
               // a generation of many parts has no one sha256 (contract 14): each part has its own
-              sha256: g?.manifest.format === MANIFEST_FORMAT ? g.manifest.sha256 : null,
+              sha256: g?.manifest.format === 'pitcache-snapshot/1' ? g.manifest.sha256 : null,
               created_at: g?.manifest.created_at ?? null,
               loaded_at: iso(g?.loadedAtMs ?? null),
               load_ms: g === null ? null : Math.round(g.loadMs),
