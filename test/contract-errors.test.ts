@@ -40,6 +40,7 @@ const BAD_INPUT: Array<[string, number, string, string | undefined | 'any']> = [
   // A pair without a name is no parameter the body could name (found by the fuzz test).
   ['=1', 400, 'unknown_parameter', undefined],
   ['basin=atlantic&=', 400, 'unknown_parameter', undefined],
+  ['=%zz', 400, 'unknown_parameter', undefined],
   ['%3D=1', 400, 'unknown_parameter', '='],
   ['country=DE', 400, 'unknown_parameter', 'country'],
   ['basin=%zz', 400, 'invalid_parameter', 'basin'],

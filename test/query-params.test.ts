@@ -29,8 +29,8 @@ function referenceParams(raw: string, product: ProductSpec, accepted: readonly s
     const eq = part.indexOf('=');
     const rawKey = eq < 0 ? part : part.slice(0, eq);
     const key = decode(rawKey, rawKey);
-    const value = decode(eq < 0 ? '' : part.slice(eq + 1), key);
     if (key === '') throw new ApiError('unknown_parameter', `a parameter without a name: "${part}"`);
+    const value = decode(eq < 0 ? '' : part.slice(eq + 1), key);
     if (!accepted.includes(key) && !product.filters.some((f) => f.param === key)) {
       const why = refused?.get(key);
       if (why !== undefined) throw new ApiError('invalid_parameter', why, key);

@@ -101,13 +101,13 @@ export function splitParams(raw: string, product: ProductSpec, rules: ParamRules
       let eq = raw.indexOf('=', at);
       if (eq < 0 || eq > end) eq = end;
       const valueStart = eq < end ? eq + 1 : end;
-      // Checked in this order (key, value, name, repeat), so the first error is as it was.
+      // Checked in this order (key, no name, value, name, repeat), so the first error is as it was.
       const known = encoded(raw, at, eq) ? null : acceptedName(raw, at, eq, product, rules);
       const rawKey = known === null ? raw.slice(at, eq) : known;
       const name = known ?? decode(rawKey, rawKey);
-      const value = encoded(raw, valueStart, end) ? decode(raw.slice(valueStart, end), name) : null;
-      // A pair with no name ("=5") is at fault, but names no parameter the error could name.
+      // A pair with no name ("=5", "=%zz") is at fault, but names no parameter the error could name.
       if (name === '') throw new ApiError('unknown_parameter', `a parameter without a name: "${raw.slice(at, end)}"`);
+      const value = encoded(raw, valueStart, end) ? decode(raw.slice(valueStart, end), name) : null;
       if (known === null && !rules.accepted.includes(name) && !product.filters.some((f) => f.param === name)) {
         const why = rules.refused?.get(name);
         if (why !== undefined) throw invalidParam(name, why);
