@@ -2,7 +2,8 @@
  * Generated bad input against a real uWS server on the demo data (contract 5): every
  * endpoint of its OpenAPI document with its parameters, the other endpoints' and made-up
  * ones, adversarial values (unicode, huge numbers, broken percent-encoding, repeated and
- * empty parameters), headers, paths, real cursors mutated byte by byte, and bodies. Every
+ * empty parameters), headers, paths, real cursors mutated byte by byte, and bodies (asof_join's
+ * events as CSV, JSON or Arrow, plain, gzipped or broken). Every
  * answer comes whole within the bound, is never a 500, is the contract's error body with a
  * code of its table and that code's status, comes again the same when asked again, and a
  * valid request right after is answered with the same rows. A bounded number of cases
@@ -57,6 +58,7 @@ describe('generated bad input', () => {
       ).toBeGreaterThan(0);
     }
     expect(total((k) => k === 'cursor 400 invalid_cursor')).toBeGreaterThan(0);
+    expect(total((k) => k === 'asof_join 400 invalid_body')).toBeGreaterThan(0);
   }, 300_000);
 
   it('a mutated cursor that decodes to the same bytes is still the cursor; any other change of its bytes is refused as invalid_cursor', async () => {

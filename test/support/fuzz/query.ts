@@ -23,7 +23,7 @@ export function queryArb(params: readonly string[], d: FuzzDataset): fc.Arbitrar
   return fc.oneof({ arbitrary: validQueryArb(params, d), weight: 1 }, { arbitrary: anyQueryArb(params, d), weight: 2 });
 }
 
-function validQueryArb(params: readonly string[], d: FuzzDataset): fc.Arbitrary<string> {
+export function validQueryArb(params: readonly string[], d: FuzzDataset): fc.Arbitrary<string> {
   const own = [...params, ...d.filters.keys()].filter((n) => n !== 'cursor' && validValues(n, d).length > 0);
   return fc
     .uniqueArray(fc.constantFrom(...own), { maxLength: 5 })

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { cursorCase } from './cursor-case.js';
 import { headersArb, methodArb, withBody } from './headers.js';
+import { joinCase } from './join-case.js';
 import { queryArb } from './query.js';
 import type { FuzzCase, FuzzWorld } from './types.js';
 import { adversarial, encode } from './values.js';
@@ -82,5 +83,13 @@ function otherCase(w: FuzzWorld): fc.Arbitrary<FuzzCase> {
 
 /** Every kind of case, data requests most often. */
 export function fuzzCaseArb(w: FuzzWorld): fc.Arbitrary<FuzzCase> {
-  return fc.oneof({ arbitrary: dataCase(w), weight: 6 }, { arbitrary: cursorCase(w), weight: 3 }, { arbitrary: otherCase(w), weight: 2 });
+  const cases: Array<fc.WeightedArbitrary<FuzzCase>> = [
+    { arbitrary: dataCase(w), weight: 6 },
+    { arbitrary: cursorCase(w), weight: 3 },
+    { arbitrary: otherCase(w), weight: 2 },
+  ];
+  // Bodies where the API takes one (when the server has the endpoint).
+  const join = joinCase(w);
+  if (join !== null) cases.push({ arbitrary: join, weight: 3 });
+  return fc.oneof(...cases);
 }
