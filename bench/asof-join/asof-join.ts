@@ -1,0 +1,338 @@
+/**
+ * Issue 37's speed section: 1,000,000 events (random series and instants) joined point in
+ * time over a dataset of about 3 million row-versions, in one run, as ratios.
+ *
+ *  - pitcache: a built server in its own process; the events as an Arrow table, written as
+ *    an Arrow stream body, POSTed to asof_join, the Arrow answer decoded by apache-arrow
+ *    (request start to Table).
+ *  - DuckDB in process: the same row-versions (with their snapshot positions) in a table,
+ *    the events appended, and the same answer in ONE SQL query under contract 1's
+ *    bitemporal rule: a version is visible at T when its threshold (effective, or
+ *    max(effective, observed) when observed after the floor) is <= T; the answer of an
+ *    event is the greatest (date, observed, ingested, position) among its series' visible
+ *    versions: a running max over the series' versions in threshold order, ASOF-joined on
+ *    the threshold.
+ *  - the p99 of small GET requests (one series' latest row), sent from a worker thread
+ *    while the joins run, against the same requests with nothing else running.
+ * Answers are compared event by event (date and value) before anything is timed.
+ *
+ *   npm run bench:asof-join [-- --rounds 3 --events 1000000]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { DuckDBInstance, DuckDBTimestampValue } from '@duckdb/node-api';
+import { Table, TimestampMicrosecond, Utf8, tableFromIPC, tableToIPC, vectorFromArray, makeVector } from 'apache-arrow';
+import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
+import { writeGeneration } from '../../src/snapshot/write-generation.js';
+import { LocalSource } from '../../src/source/local-source.js';
+import { cliPath } from '../lib/paths.js';
+import { freePort, spawnLogged, waitFor200 } from '../lib/proc.js';
+
+const log = (m: string): void => void process.stderr.write(`[asof-join ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+const { values: args } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, events: { type: 'string', default: '1000000' }, out: { type: 'string' } },
+});
+const ROUNDS = Number(args.rounds);
+const EVENTS = Number(args.events);
+const KEY = 'bench-key';
+const SERIES = 2000;
+const DAYS = 1000;
+const DAY_US = 86_400_000_000;
+/** gbsi_eu's vintage floor, 2026-01-13 (the built-in catalog): the first 30 days of data lie before it */
+const FLOOR_DAY = 20_466;
+const FIRST_DAY = FLOOR_DAY - 30;
+const FLOOR_US = (FLOOR_DAY + 1) * DAY_US - 1;
+
+/** A deterministic generator (xorshift32). */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
+interface Rows {
+  n: number;
+  country: string[];
+  date: Int32Array;
+  eff: Float64Array;
+  obs: Float64Array;
+  ing: Float64Array;
+  value: Float64Array;
+}
+
+function makeRows(): Rows {
+  const r = rng(37);
+  const cap = SERIES * DAYS * 2;
+  const rows: Rows = {
+    n: 0,
+    country: [],
+    date: new Int32Array(cap),
+    eff: new Float64Array(cap),
+    obs: new Float64Array(cap),
+    ing: new Float64Array(cap),
+    value: new Float64Array(cap),
+  };
+  const add = (c: string, d: number, obs: number, v: number): void => {
+    const i = rows.n++;
+    rows.country.push(c);
+    rows.date[i] = d;
+    rows.eff[i] = d * DAY_US;
+    rows.obs[i] = obs;
+    rows.ing[i] = obs + 1_000_000;
+    rows.value[i] = v;
+  };
+  for (let s = 0; s < SERIES; s++) {
+    const c = `C${String(s).padStart(4, '0')}`;
+    for (let d = FIRST_DAY; d < FIRST_DAY + DAYS; d++) {
+      const first = (d + 1) * DAY_US + Math.floor(r() * 20 * 3_600_000_000);
+      add(c, d, first, Math.round(r() * 1e6) / 1e3);
+      if (r() < 0.5) add(c, d, first + Math.floor(1 + r() * 30) * DAY_US + Math.floor(r() * DAY_US), Math.round(r() * 1e6) / 1e3);
+    }
+  }
+  return rows;
+}
+
+interface Events {
+  country: string[];
+  atUs: Float64Array;
+}
+
+function makeEvents(n: number): Events {
+  const r = rng(1937);
+  const country: string[] = new Array<string>(n);
+  const atUs = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = Math.floor(r() * SERIES * 1.01);
+    country[i] = `C${String(s).padStart(4, '0')}`; // about 1% of series unknown
+    atUs[i] = (FIRST_DAY - 5) * DAY_US + Math.floor(r() * (DAYS + 40) * DAY_US);
+  }
+  return { country, atUs };
+}
+
+function eventsTable(e: Events): Table {
+  return new Table({
+    at: makeVector({ type: new TimestampMicrosecond('UTC'), data: BigInt64Array.from(e.atUs, (x) => BigInt(x)) } as never),
+    country: vectorFromArray(e.country, new Utf8()),
+  });
+}
+
+async function pitcacheJoin(base: string, events: Table): Promise<Table> {
+  const body = tableToIPC(events, 'stream');
+  // A keep-alive socket idle past uWS's timeout is closed by the server, and a POST is not
+  // retried on a fresh one: a GET first takes (and, failing, replaces) the stale socket.
+  await fetch(`${base}/healthz`).then(
+    (r) => r.arrayBuffer(),
+    () => fetch(`${base}/healthz`).then((r) => r.arrayBuffer()),
+  );
+  const res = await fetch(`${base}/gbsi_eu/system_stress/asof_join?columns=stress_index&format=arrow`, {
+    method: 'POST',
+    body,
+    headers: { 'x-api-key': KEY, 'content-type': 'application/vnd.apache.arrow.stream', 'accept-encoding': 'identity' },
+  });
+  if (res.status !== 200) throw new Error(`asof_join: ${res.status} ${await res.text()}`);
+  return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+}
+
+const JOIN_SQL = `
+WITH v AS (
+  SELECT country, date, obs, ing, pos, stress_index,
+         CASE WHEN obs <= ${FLOOR_US} THEN eff ELSE greatest(eff, obs) END AS thr
+  FROM rows
+), best AS (
+  SELECT DISTINCT country, thr,
+         max({'date': date, 'obs': obs, 'ing': ing, 'pos': pos}) OVER w AS b,
+         arg_max(stress_index, {'date': date, 'obs': obs, 'ing': ing, 'pos': pos}) OVER w AS value
+  FROM v
+  WINDOW w AS (PARTITION BY country ORDER BY thr RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)
+SELECT e.i, best.b.date AS date, best.value AS value
+FROM events e ASOF LEFT JOIN best ON e.country = best.country AND best.thr <= e.at_us
+ORDER BY e.i`;
+
+async function main(): Promise<void> {
+  log(`making ${SERIES} series x ${DAYS} days of row-versions`);
+  const rows = makeRows();
+  log(`${rows.n} row-versions; ${EVENTS} events`);
+  const dir = await mkdtemp(join(tmpdir(), 'pitcache-asof-bench-'));
+  const snapshot = buildArrowSnapshot(
+    {
+      seriesKey: ['country'],
+      columns: [
+        { name: 'date', type: 'date32', values: rows.date.subarray(0, rows.n) },
+        { name: 'str_effective_at', type: 'timestamp', unit: 'us', values: rows.eff.subarray(0, rows.n) },
+        { name: 'str_observed_at', type: 'timestamp', unit: 'us', values: rows.obs.subarray(0, rows.n) },
+        { name: 'str_ingested_at', type: 'timestamp', unit: 'us', values: rows.ing.subarray(0, rows.n) },
+        { name: 'model_version', type: 'utf8', values: new Array<string>(rows.n).fill('1.0') },
+        { name: 'country', type: 'dict-utf8', values: rows.country },
+        { name: 'stress_index', type: 'float64', values: rows.value.subarray(0, rows.n) },
+      ],
+    },
+    'stream',
+  );
+  await writeGeneration(new LocalSource(dir), { productId: 'gbsi_eu', dataset: 'system_stress' }, snapshot, 1, '2026-11-29T00:00:00Z');
+  await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [{ id: 'bench', key: KEY, products: ['*'] }] }));
+  const port = await freePort();
+  const server = spawnLogged([
+    process.execPath,
+    cliPath(),
+    'serve',
+    '--source',
+    dir,
+    '--keys',
+    join(dir, 'keys.json'),
+    '--port',
+    String(port),
+    '--no-access-log',
+    '--log-level',
+    'warn',
+  ]);
+  const base = `http://127.0.0.1:${port}`;
+  serverOutput = () => server.output();
+  try {
+    await waitFor200(`${base}/readyz`, server, 600_000);
+    log('server ready');
+    const events = makeEvents(EVENTS);
+    const table = eventsTable(events);
+
+    log('DuckDB: loading the rows');
+    const duck = await DuckDBInstance.create(':memory:');
+    const con = await duck.connect();
+    await con.run('CREATE TABLE rows (country VARCHAR, date INTEGER, eff BIGINT, obs BIGINT, ing BIGINT, pos INTEGER, stress_index DOUBLE)');
+    const app = await con.createAppender('rows');
+    for (let i = 0; i < rows.n; i++) {
+      app.appendVarchar(rows.country[i]!);
+      app.appendInteger(rows.date[i]!);
+      app.appendBigInt(BigInt(rows.eff[i]!));
+      app.appendBigInt(BigInt(rows.obs[i]!));
+      app.appendBigInt(BigInt(rows.ing[i]!));
+      app.appendInteger(i);
+      app.appendDouble(rows.value[i]!);
+      app.endRow();
+    }
+    app.closeSync();
+    void DuckDBTimestampValue;
+
+    const duckJoin = async (): Promise<{ date: Int32Array; value: Float64Array; nulls: Uint8Array }> => {
+      await con.run('CREATE OR REPLACE TABLE events (i INTEGER, country VARCHAR, at_us BIGINT)');
+      const ev = await con.createAppender('events');
+      for (let i = 0; i < EVENTS; i++) {
+        ev.appendInteger(i);
+        ev.appendVarchar(events.country[i]!);
+        ev.appendBigInt(BigInt(events.atUs[i]!));
+        ev.endRow();
+      }
+      ev.closeSync();
+      const reader = await con.runAndReadAll(JOIN_SQL);
+      const cols = reader.getColumns();
+      const date = new Int32Array(EVENTS);
+      const value = new Float64Array(EVENTS);
+      const nulls = new Uint8Array(EVENTS);
+      const d = cols[1]!;
+      const v = cols[2]!;
+      for (let i = 0; i < EVENTS; i++) {
+        if (d[i] === null || d[i] === undefined) nulls[i] = 1;
+        else {
+          date[i] = Number(d[i]);
+          value[i] = Number(v[i]);
+        }
+      }
+      return { date, value, nulls };
+    };
+
+    log('checking the answers agree, event by event');
+    const p = await pitcacheJoin(base, table);
+    const dk = await duckJoin();
+    const pDate = p.getChild('date')!;
+    const pValue = p.getChild('stress_index')!;
+    let matched = 0;
+    for (let i = 0; i < EVENTS; i++) {
+      const pd = pDate.get(i) as number | null;
+      const day = pd === null ? null : Math.round(pd / 86_400_000);
+      const dd = dk.nulls[i] === 1 ? null : dk.date[i]!;
+      const pv = pValue.get(i) as number | null;
+      const dv = dk.nulls[i] === 1 ? null : dk.value[i]!;
+      if (day !== dd || pv !== dv) throw new Error(`event ${i} (${events.country[i]} at ${events.atUs[i]}): pitcache ${day} ${pv}, DuckDB ${dd} ${dv}`);
+      if (day !== null) matched++;
+    }
+    log(`answers equal (${matched} of ${EVENTS} events found a row)`);
+
+    const prober = (ms: number): Promise<number[]> =>
+      new Promise((resolve, reject) => {
+        const w = new Worker(
+          `const { workerData, parentPort } = require('node:worker_threads');
+           (async () => { const lat = []; const end = Date.now() + workerData.ms; let i = 0;
+             while (Date.now() < end) { const t = performance.now();
+               const r = await fetch(workerData.base + '/gbsi_eu/system_stress?country=C' + String(i++ % 2000).padStart(4, '0'), { headers: { 'x-api-key': workerData.key } });
+               await r.arrayBuffer(); lat.push(performance.now() - t); }
+             parentPort.postMessage(lat); })();`,
+          { eval: true, workerData: { base, key: KEY, ms } },
+        );
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+    const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] ?? NaN;
+
+    const quiet = await prober(3000);
+    const pTimes: number[] = [];
+    const dTimes: number[] = [];
+    let during: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // alternating: pitcache then DuckDB, then the other way round
+      const order = round % 2 === 0 ? ['p', 'd'] : ['d', 'p'];
+      for (const who of order) {
+        const t0 = performance.now();
+        if (who === 'p') {
+          const probe = prober(1500);
+          await pitcacheJoin(base, eventsTable(events));
+          pTimes.push(performance.now() - t0);
+          during = during.concat(await probe);
+        } else {
+          await duckJoin();
+          dTimes.push(performance.now() - t0);
+        }
+        log(`round ${round} ${who === 'p' ? 'pitcache' : 'DuckDB'}: ${(performance.now() - t0).toFixed(0)} ms`);
+      }
+    }
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const pm = median(pTimes);
+    const dm = median(dTimes);
+    const result = {
+      when: new Date().toISOString(),
+      rows: rows.n,
+      events: EVENTS,
+      matched,
+      pitcache_ms: pTimes,
+      duckdb_ms: dTimes,
+      pitcache_events_per_s: Math.round(EVENTS / (pm / 1000)),
+      duckdb_events_per_s: Math.round(EVENTS / (dm / 1000)),
+      ratio_duckdb_over_pitcache: dm / pm,
+      small_get_p99_ms_quiet: p99(quiet),
+      small_get_p99_ms_during_joins: p99(during),
+      small_gets_quiet: quiet.length,
+      small_gets_during: during.length,
+    };
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    if (args.out !== undefined) await writeFile(args.out, JSON.stringify(result, null, 2) + '\n');
+  } catch (e) {
+    process.stderr.write(`server output:\n${server.output()}\n`);
+    throw e;
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+let serverOutput = (): string => '';
+
+main().catch((e: unknown) => {
+  process.stderr.write(`server output:\n${serverOutput()}\n`);
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)} cause: ${String((e as { cause?: unknown }).cause)}\n`);
+  process.exit(1);
+});
