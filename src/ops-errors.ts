@@ -25,6 +25,8 @@ export const OPS_ERROR_CODES = [
   'filter_column_missing',
   /** not Arrow IPC, or a schema or value the snapshot contract refuses */
   'snapshot_invalid',
+  /** catalog.json is not JSON, breaks its schema, or names a product, dataset or filter it may not (contract 13) */
+  'catalog_invalid',
   /** a conditional write lost a race */
   'precondition_failed',
 ] as const;

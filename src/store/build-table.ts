@@ -122,57 +122,36 @@ function assemble(
     effectiveUs = (eff as { values: Float64Array }).values;
   }
 
-  // 4. Thresholds (visible under T iff T >= rowThr, table.ts), keys and series ranges.
-  const rowThr = allocF64(n);
+  // 4. Keys and series ranges, then the thresholds (visible under T iff T >= rowThr, table.ts).
   let keyCount = 0;
-  let minThr = Infinity;
-  let maxThr = -Infinity;
   for (let s = 0; s < seriesCount; s++) {
-    for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) {
-      const e = effectiveUs[i]!;
-      const o = observedUs[i]!;
-      const thr = o > floorUs && o > e ? o : e;
-      rowThr[i] = thr;
-      if (thr < minThr) minThr = thr;
-      if (thr > maxThr) maxThr = thr;
-      if (i === seriesStart[s] || date[i] !== date[i - 1]) keyCount++;
-    }
+    for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) if (i === seriesStart[s] || date[i] !== date[i - 1]) keyCount++;
   }
   const keyRowStart = allocI32(keyCount + 1);
   const keyDate = allocI32(keyCount);
   const keySeries = allocI32(keyCount);
-  const keyThr = allocF64(keyCount);
   const seriesKeyStart = allocI32(seriesCount + 1);
   let k = -1;
   for (let s = 0; s < seriesCount; s++) {
     seriesKeyStart[s] = k + 1;
     for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) {
-      const thr = rowThr[i]!;
       if (i === seriesStart[s] || date[i] !== date[i - 1]) {
         k++;
         keyRowStart[k] = i;
         keyDate[k] = date[i]!;
         keySeries[k] = s;
-        keyThr[k] = thr;
-      } else if (thr < keyThr[k]!) {
-        keyThr[k] = thr;
       }
     }
   }
   keyRowStart[keyCount] = n;
   seriesKeyStart[seriesCount] = keyCount;
-
-  const keyThrTree = new MinTree(keyThr);
-  // A key is visible once any of its rows is: over rows, the same steps as over keys.
-  const latestDateByThr = span <= DAY_STEPS_SPAN ? StepMax.overDays(rowThr, date, minDate, span) : StepMax.build(keyThr, keyDate);
-  const maxObservedByThr = StepMax.build(rowThr, observedUs, { min: minThr, max: maxThr });
+  const vis = visibility({ rows: n, effectiveUs, observedUs, keyCount, keyRowStart, keyDate, minDate }, date, span, floorUs);
 
   const seriesColumns = seriesKey.map((name) => out.get(name) as StringColumn);
   let byteSize = 0;
   for (const c of columns) byteSize += columnBytes(c);
   if (eff.kind === 'date32') byteSize += effectiveUs.byteLength;
-  byteSize += rowThr.byteLength + keyRowStart.byteLength + keyDate.byteLength + keySeries.byteLength + keyThr.byteLength;
-  byteSize += seriesKeyStart.byteLength + keyThrTree.byteSize + latestDateByThr.byteSize + maxObservedByThr.byteSize;
+  byteSize += keyRowStart.byteLength + keyDate.byteLength + keySeries.byteLength + seriesKeyStart.byteLength + vis.byteSize;
 
   return {
     rows: n,
@@ -185,18 +164,81 @@ function assemble(
     effectiveUs,
     observedUs,
     ingestedUs,
-    rowThr,
+    rowThr: vis.rowThr,
     seriesCount,
     seriesKeyStart,
     keyCount,
     keyRowStart,
     keyDate,
     keySeries,
-    keyThr,
-    keyThrTree,
-    latestDateByThr,
-    maxObservedByThr,
+    keyThr: vis.keyThr,
+    keyThrTree: vis.keyThrTree,
+    latestDateByThr: vis.latestDateByThr,
+    maxObservedByThr: vis.maxObservedByThr,
     byteSize,
+  };
+}
+
+/** What of a table follows from its vintage floor (table.ts): every threshold and what is indexed by them. */
+type Visibility = Pick<Table, 'rowThr' | 'keyThr' | 'keyThrTree' | 'latestDateByThr' | 'maxObservedByThr' | 'byteSize'>;
+
+/**
+ * The thresholds of a table's rows and keys under vintage floor `floorUs`, and the indexes
+ * over them: a version is visible under T iff T >= max(effective, observed) when observed
+ * is after the floor, else T >= effective (table.ts). Keys and rows are those of the table.
+ */
+function visibility(
+  t: Pick<Table, 'rows' | 'effectiveUs' | 'observedUs' | 'keyCount' | 'keyRowStart' | 'keyDate' | 'minDate'>,
+  date: Int32Array,
+  span: number,
+  floorUs: number,
+): Visibility {
+  const { rows: n, effectiveUs, observedUs, keyCount, keyRowStart, keyDate } = t;
+  const rowThr = allocF64(n);
+  const keyThr = allocF64(keyCount);
+  let minThr = Infinity;
+  let maxThr = -Infinity;
+  for (let k = 0; k < keyCount; k++) {
+    let least = Infinity;
+    for (let i = keyRowStart[k]!; i < keyRowStart[k + 1]!; i++) {
+      const e = effectiveUs[i]!;
+      const o = observedUs[i]!;
+      const thr = o > floorUs && o > e ? o : e;
+      rowThr[i] = thr;
+      if (thr < least) least = thr;
+      if (thr > maxThr) maxThr = thr;
+    }
+    keyThr[k] = least;
+    if (least < minThr) minThr = least;
+  }
+  const keyThrTree = new MinTree(keyThr);
+  // A key is visible once any of its rows is: over rows, the same steps as over keys.
+  const latestDateByThr = span <= DAY_STEPS_SPAN ? StepMax.overDays(rowThr, date, t.minDate, span) : StepMax.build(keyThr, keyDate);
+  const maxObservedByThr = StepMax.build(rowThr, observedUs, { min: minThr, max: maxThr });
+  const byteSize = rowThr.byteLength + keyThr.byteLength + keyThrTree.byteSize + latestDateByThr.byteSize + maxObservedByThr.byteSize;
+  return { rowThr, keyThr, keyThrTree, latestDateByThr, maxObservedByThr, byteSize };
+}
+
+/**
+ * The same table under another vintage floor (a catalog changed it, contract 13): the
+ * columns, keys and series are shared, only the thresholds and their indexes are computed
+ * again (no decoding, no sorting: the rows' order does not depend on the floor).
+ */
+export function refloorTable(t: Table, floorUs: number): Table {
+  const date = (t.columns.find((c) => c.name === 'date') as { values: Int32Array }).values;
+  let maxDate = t.minDate;
+  for (let k = 0; k < t.keyCount; k++) if (t.keyDate[k]! > maxDate) maxDate = t.keyDate[k]!;
+  const vis = visibility(t, date, maxDate - t.minDate + 1, floorUs);
+  const old = t.rowThr.byteLength + t.keyThr.byteLength + t.keyThrTree.byteSize + t.latestDateByThr.byteSize + t.maxObservedByThr.byteSize;
+  return {
+    ...t,
+    floorUs,
+    rowThr: vis.rowThr,
+    keyThr: vis.keyThr,
+    keyThrTree: vis.keyThrTree,
+    latestDateByThr: vis.latestDateByThr,
+    maxObservedByThr: vis.maxObservedByThr,
+    byteSize: t.byteSize - old + vis.byteSize,
   };
 }
 
