@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_CATALOG } from '../src/catalog/builtin.js';
+import { Catalog } from '../src/catalog/catalog.js';
 import { DatasetSelection } from '../src/catalog/dataset-selection.js';
 
 describe('--datasets selection', () => {
@@ -27,13 +29,16 @@ describe('--datasets selection', () => {
     expect(DatasetSelection.parse('*/system_stress').list()).toEqual(['gbsi_us/system_stress', 'gbsi_eu/system_stress']);
   });
 
-  it('refuses malformed patterns and patterns that match nothing, naming them', () => {
+  it('refuses malformed patterns, naming them; a pattern matching nothing yet is accepted (its dataset may come with a later catalog)', () => {
     expect(() => DatasetSelection.parse('gbsi_us')).toThrow(/"gbsi_us" is not product\/dataset/);
     expect(() => DatasetSelection.parse('gbsi_us/')).toThrow(/is not product\/dataset/);
     expect(() => DatasetSelection.parse('g*s/*')).toThrow(/is not product\/dataset/);
-    expect(() => DatasetSelection.parse('pemi/grid')).toThrow(
-      /^"pemi\/grid" matches none of the named datasets \(gbsi_us\/system_stress, .*, wssi_us\/demand_shock\)$/,
-    );
+    const later = DatasetSelection.parse('pemi/grid,acme/*');
+    expect(later.list()).toEqual([]);
+    expect(later.unmatched(BUILTIN_CATALOG)).toEqual(['pemi/grid', 'acme/*']);
+    const acme = new Catalog([{ id: 'acme', name: 'Acme', floor: null, filters: [], datasets: [{ name: 'sites', description: '' }] }]);
+    expect(later.list(acme)).toEqual(['acme/sites']);
+    expect(later.unmatched(acme)).toEqual(['pemi/grid']);
     expect(() => DatasetSelection.parse('pemi/grid_stress,,glmi/*')).toThrow(/"" is not product\/dataset/);
   });
 });

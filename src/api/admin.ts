@@ -45,6 +45,7 @@ export function createAdminOps(
       return Buffer.from(
         JSON.stringify({
           ready: registry.ready,
+          catalog: catalogStatusBody(loader),
           process: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external },
           // Superseded generations under the one memory budget (--retain-memory, --cursor-idle).
           retention:
@@ -83,4 +84,10 @@ export function createAdminOps(
       );
     },
   };
+}
+
+/** The catalog in force and its last check (contract 13): an invalid catalog.json's reason shows here. */
+function catalogStatusBody(loader: SnapshotLoader): object {
+  const c = loader.catalogStatus();
+  return { origin: c.origin, products: c.products, datasets: c.datasets, last_check: iso(c.lastCheckMs), last_error: c.lastError, rejected: c.rejected };
 }

@@ -110,7 +110,9 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   });
   const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null);
   const routes = apiRoutes({ registry, keys, serveData, serveJoin, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
-  const router = new Router(routes, notServedHere(registry.selection));
+  const router = new Router(routes, notServedHere(registry));
+  /** the catalog the router's remembered paths and the metrics' labels are of (contract 13) */
+  let catalogVersion = registry.version;
   /** the metrics label of each route, found by identity (the router hands back the table's objects) */
   const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));
   const metrics = deps.metrics ?? null;
@@ -184,6 +186,12 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     tr.dataset = '';
     tr.endpoint = 'other';
     try {
+      if (registry.version !== catalogVersion) {
+        // A new catalog is in force on this thread: paths bind again, new datasets get their labels.
+        catalogVersion = registry.version;
+        router.forget();
+        metrics?.addDatasets(registry.slots.map((s) => s.id));
+      }
       const match = router.match(req.path);
       const i = match.find(req.method);
       if (i >= 0) {

@@ -1,5 +1,4 @@
 import type { KeyRegistry } from '../auth/key-registry.js';
-import { findProduct } from '../catalog/products.js';
 import { ApiError } from '../errors.js';
 import { recordIdText } from '../http/record-id.js';
 import { exploreRoutes } from './explore-routes.js';
@@ -37,11 +36,8 @@ export interface RouteDeps {
 export function apiRoutes(deps: RouteDeps): AnyRoute[] {
   const { registry, keys, serveData, serveJoin, admin } = deps;
 
-  /** `{product}/{dataset}` -> its slot, or null (404) for a product or dataset that is not named (spec 2.2). */
-  const slotOf = (p: Readonly<Record<string, string>>): DatasetSlot | null => {
-    const product = findProduct(p.product!);
-    return (product === undefined ? undefined : registry.get(product.id, p.dataset!)) ?? null;
-  };
+  /** `{product}/{dataset}` -> its slot, or null (404) for a product or dataset the catalog in force does not name (spec 2.2, contract 13). */
+  const slotOf = (p: Readonly<Record<string, string>>): DatasetSlot | null => registry.get(p.product!, p.dataset!) ?? null;
 
   const json = (body: Uint8Array, status = 200): RouteAnswer => ({ status, contentType: JSON_TYPE, body });
 

@@ -38,8 +38,8 @@ export interface RouteRequest {
  *
  * `bind` turns the parameters into what the handler serves (a dataset slot); null means
  * the path names nothing: 404, decided before the method is looked at, so an unknown
- * path is a 404 whatever the method. It must be a pure function of the parameters: the
- * router remembers what a path bound to. `public` routes (health, readiness) ask for no key;
+ * path is a 404 whatever the method. It must be a pure function of the parameters until
+ * `forget` is called: the router remembers what a path bound to. `public` routes (health, readiness) ask for no key;
  * every other path answers 401 before anything about it is revealed (contract 5).
  *
  * To add an endpoint (e.g. `GET /openapi.json` or `/metrics` on the API port), register a
@@ -160,6 +160,11 @@ export class Router {
     this.compiled = routes.map((r) => compile(r as unknown as Route<unknown>));
     // More literal segments first: the most specific pattern wins; ties keep table order.
     this.compiled.sort((a, b) => literalCount(b) - literalCount(a));
+  }
+
+  /** What paths bound to is stale (a new catalog, contract 13): bind every path again. */
+  forget(): void {
+    this.bound.clear();
   }
 
   /** The routes of `path` (a URL path, not decoded); valid until the next call. */

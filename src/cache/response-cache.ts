@@ -113,12 +113,13 @@ export class ResponseCache {
 
   /**
    * The entry a request of exactly this text was last answered from whole (remember), when it
-   * is of `generation`: the caller has not parsed the request, so the generation it would pin
+   * is of `generation` and `dataset` (DatasetSlot.keyText): the caller has not parsed the request, so the generation it would pin
    * is checked here. Not counted: `counted` counts it once the answer is made.
    */
-  recall(path: string, query: string, accept: string, acceptEncoding: string, generation: number): CachedHead | undefined {
+  recall(path: string, query: string, accept: string, acceptEncoding: string, generation: number, dataset: string): CachedHead | undefined {
     const e = this.asks.recall(path, query, accept, acceptEncoding);
-    return e !== undefined && e.key.generation === generation ? e : undefined;
+    // The dataset's key text changes with its floor and filters (dataset-slot.ts): an answer under others is not this one.
+    return e !== undefined && e.key.generation === generation && e.key.dataset === dataset ? e : undefined;
   }
 
   /** A recalled entry answered a request: counted as get() counts a hit, and made the most recently used. */

@@ -1,4 +1,4 @@
-import { PreconditionFailedError, type SnapshotSource } from '../../loaders/snapshot-source.js';
+import { PreconditionFailedError, type SnapshotSource } from '../source/snapshot-source.js';
 import { fromSource, OpsError } from '../ops-errors.js';
 import { BUILTIN_CATALOG } from './builtin.js';
 import type { Catalog } from './catalog.js';

@@ -1,55 +1,54 @@
-import { allNamedDatasets } from './products.js';
+import { BUILTIN_CATALOG } from './builtin.js';
+import type { Catalog } from './catalog.js';
 
 /**
  * `--datasets gbsi_us/*,pemi/grid_stress`: which datasets a replica loads and serves (a
  * shard of a replica group routed by path). Each pattern is `product/dataset` where either
- * part may be `*` or end in `*` (a prefix). A pattern that names no dataset of the catalog is
- * an error at start-up: a typo must not silently leave a shard serving nothing.
+ * part may be `*` or end in `*` (a prefix). Patterns are matched against the catalog in
+ * force whenever it changes (contract 13), so a dataset added later joins the shards whose
+ * patterns match it; a pattern that matches nothing yet is logged at start-up, not refused
+ * (its dataset may come with the next catalog).
  */
 export class DatasetSelection {
   private constructor(
     /** the patterns as given, for messages ("this replica serves ...") */
     readonly text: string,
-    private readonly ids: ReadonlySet<string>,
+    private readonly patterns: ReadonlyArray<readonly [string, string]>,
   ) {}
 
-  /** Every named dataset. */
+  /** Every dataset of the catalog in force. */
   static all(): DatasetSelection {
-    return new DatasetSelection('*/*', new Set(allNamedDatasets().map((d) => `${d.productId}/${d.dataset}`)));
+    return new DatasetSelection('*/*', [['*', '*']]);
   }
 
   /**
-   * Throws an Error with a message for the operator when a pattern is malformed or matches
-   * nothing (a phrase that follows "--datasets: ", like every option's message).
+   * Throws an Error with a message for the operator when a pattern is malformed (a phrase
+   * that follows "--datasets: ", like every option's message).
    */
   static parse(text: string): DatasetSelection {
-    const named = allNamedDatasets().map((d) => `${d.productId}/${d.dataset}`);
-    const ids = new Set<string>();
     const patterns = text.split(',').map((p) => p.trim());
-    for (const pattern of patterns) {
+    const parsed = patterns.map((pattern) => {
       const parts = pattern.split('/');
       if (parts.length !== 2 || parts.some((p) => p === '' || p.slice(0, -1).includes('*'))) {
         throw new Error(`"${pattern}" is not product/dataset (either part may be * or end in *), e.g. gbsi_us/*,pemi/grid_stress`);
       }
-      const hits = named.filter((id) => {
-        const [p, d] = id.split('/') as [string, string];
-        return matches(parts[0]!, p) && matches(parts[1]!, d);
-      });
-      if (hits.length === 0) throw new Error(`"${pattern}" matches none of the named datasets (${named.join(', ')})`);
-      for (const h of hits) ids.add(h);
-    }
-    return new DatasetSelection(patterns.join(','), ids);
+      return [parts[0]!, parts[1]!] as const;
+    });
+    return new DatasetSelection(patterns.join(','), parsed);
   }
 
   has(productId: string, dataset: string): boolean {
-    return this.ids.has(`${productId}/${dataset}`);
+    return this.patterns.some(([p, d]) => matches(p, productId) && matches(d, dataset));
   }
 
-  /** The selected ids in catalog order. */
-  list(): string[] {
-    return allNamedDatasets()
-      .map((d) => `${d.productId}/${d.dataset}`)
-      .filter((id) => this.ids.has(id));
+  /** The selected ids of `catalog`, in catalog order. */
+  list(catalog: Catalog = BUILTIN_CATALOG): string[] {
+    return catalog.entries.filter((e) => this.has(e.product.id, e.dataset.name)).map((e) => e.id);
+  }
+
+  /** The patterns that select no dataset of `catalog` (a typo, or a dataset still to come). */
+  unmatched(catalog: Catalog): string[] {
+    return this.patterns.filter(([p, d]) => !catalog.entries.some((e) => matches(p, e.product.id) && matches(d, e.dataset.name))).map(([p, d]) => `${p}/${d}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { parseServeConfig, SHUTDOWN_GRACE_SECONDS, type ServeConfig } from '../c
 import { ServeSignals } from '../lifecycle/signals.js';
 import { AccessLog } from '../log/access-log.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { OpsError } from '../ops-errors.js';
 import { startServer } from '../threads/start.js';
 import { activeTimers, realTimers } from '../time/timers.js';
 import { serveUsage, wantsHelp } from './usage.js';
@@ -74,6 +75,11 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
       trustedProxies: config.trustedProxies,
     });
   } catch (e) {
+    // No catalog in force (contract 13): a configuration error, like a bad keys file.
+    if (e instanceof OpsError && e.code === 'catalog_invalid') {
+      log.error('no catalog in force', { error: e.message });
+      return usageError(e.message);
+    }
     log.error('cannot start', { error: (e as Error).message });
     return 1;
   }

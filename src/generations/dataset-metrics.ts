@@ -13,30 +13,34 @@ import { counter, gauge, type CustomMetric, type Sample } from '../metrics/custo
  * the slots when scraped; the loader reports each settled check (CheckListener).
  */
 export class DatasetMetrics implements CheckListener {
-  private readonly index: Map<DatasetSlot, number>;
-  /** ms since epoch of the last check that succeeded (loaded or unchanged), per slot; NaN = never */
-  private readonly lastSuccessMs: Float64Array;
-  /** [slot][ops error code] */
-  private readonly errors: Float64Array;
+  /** per dataset id (the datasets of the catalog in force, as they come and go): the last successful check (ms; NaN = never) and failures by code */
+  private readonly perDataset = new Map<string, { lastSuccessMs: number; readonly errors: Float64Array }>();
+  /** catalog.json files refused (contract 13), by nothing: one counter */
+  private catalogRejections = 0;
 
   constructor(
     private readonly datasets: DatasetRegistry,
     /** the superseded generations kept under the memory budget; absent = no such gauges */
     private readonly retention?: () => RetentionStats,
-  ) {
-    this.index = new Map(datasets.slots.map((s, i) => [s, i]));
-    this.lastSuccessMs = new Float64Array(datasets.slots.length).fill(NaN);
-    this.errors = new Float64Array(datasets.slots.length * OPS_ERROR_CODES.length);
+  ) {}
+
+  private of(slot: DatasetSlot): { lastSuccessMs: number; readonly errors: Float64Array } {
+    let d = this.perDataset.get(slot.id);
+    if (d === undefined) this.perDataset.set(slot.id, (d = { lastSuccessMs: NaN, errors: new Float64Array(OPS_ERROR_CODES.length) }));
+    return d;
   }
 
   succeeded(slot: DatasetSlot, atMs: number): void {
-    const i = this.index.get(slot);
-    if (i !== undefined) this.lastSuccessMs[i] = atMs;
+    this.of(slot).lastSuccessMs = atMs;
   }
 
   failed(slot: DatasetSlot, code: OpsErrorCode): void {
-    const i = this.index.get(slot);
-    if (i !== undefined) this.errors[i * OPS_ERROR_CODES.length + OPS_ERROR_CODES.indexOf(code)]! += 1;
+    this.of(slot).errors[OPS_ERROR_CODES.indexOf(code)]! += 1;
+  }
+
+  /** An invalid catalog.json was refused (the catalog in force stays). */
+  catalogRejected(): void {
+    this.catalogRejections++;
   }
 
   registry(): Registry {
@@ -46,10 +50,10 @@ export class DatasetMetrics implements CheckListener {
   }
 
   private collectors(): CustomMetric[] {
-    const { slots } = this.datasets;
+    const slots = (): readonly DatasetSlot[] => this.datasets.slots;
     /** One sample per dataset that has a generation in service. */
     const perGeneration = (read: (g: NonNullable<DatasetSlot['current']>) => number) => (): Sample[] =>
-      slots.flatMap((s) => (s.current === null ? [] : [{ labels: { dataset: s.id }, value: read(s.current) }]));
+      slots().flatMap((s) => (s.current === null ? [] : [{ labels: { dataset: s.id }, value: read(s.current) }]));
     const retention = this.retention;
     const retained: CustomMetric[] =
       retention === undefined
@@ -68,7 +72,7 @@ export class DatasetMetrics implements CheckListener {
     return [
       ...retained,
       gauge('pitcache_dataset_loaded', 'Whether a generation of the dataset is in service (1) or not (0).', () =>
-        slots.map((s) => ({ labels: { dataset: s.id }, value: s.current === null ? 0 : 1 })),
+        slots().map((s) => ({ labels: { dataset: s.id }, value: s.current === null ? 0 : 1 })),
       ),
       gauge(
         'pitcache_dataset_generation',
@@ -99,8 +103,8 @@ export class DatasetMetrics implements CheckListener {
         'pitcache_dataset_last_success_timestamp_seconds',
         'When a check of the dataset at the source last succeeded, loaded or unchanged (Unix time).',
         () =>
-          slots.flatMap((s, i) => {
-            const ms = this.lastSuccessMs[i]!;
+          slots().flatMap((s) => {
+            const ms = this.perDataset.get(s.id)?.lastSuccessMs ?? NaN;
             return Number.isNaN(ms) ? [] : [{ labels: { dataset: s.id }, value: ms / 1000 }];
           }),
       ),
@@ -109,14 +113,20 @@ export class DatasetMetrics implements CheckListener {
         'Failed checks or loads of a dataset by kind (source_unreachable, manifest_missing, checksum_mismatch...).',
         () => {
           const values: Sample[] = [];
-          for (let i = 0; i < slots.length; i++)
+          for (const [id, d] of this.perDataset)
             for (let c = 0; c < OPS_ERROR_CODES.length; c++) {
-              const v = this.errors[i * OPS_ERROR_CODES.length + c]!;
-              if (v > 0) values.push({ labels: { dataset: slots[i]!.id, kind: OPS_ERROR_CODES[c]! }, value: v });
+              const v = d.errors[c]!;
+              if (v > 0) values.push({ labels: { dataset: id, kind: OPS_ERROR_CODES[c]! }, value: v });
             }
           return values;
         },
       ),
+      counter('pitcache_catalog_rejected_total', 'catalog.json files refused as invalid (contract 13); the catalog in force stayed.', () => [
+        { labels: {}, value: this.catalogRejections },
+      ]),
+      gauge('pitcache_catalog_datasets', 'Datasets of the catalog in force that this replica serves.', () => [
+        { labels: {}, value: this.datasets.slots.length },
+      ]),
     ];
   }
 }

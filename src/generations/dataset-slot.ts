@@ -22,7 +22,9 @@ export interface SlotStatus {
  */
 export class DatasetSlot {
   readonly id: string;
-  readonly floorUs: number;
+  private _product: ProductSpec;
+  private _floorUs: number;
+  private _keyText: string;
   private _state: SlotState = 'pending';
   private _current: Generation | null = null;
   private _lastError: string | null = null;
@@ -30,11 +32,55 @@ export class DatasetSlot {
   private readonly retained = new Map<number, Generation>();
 
   constructor(
-    readonly product: ProductSpec,
+    product: ProductSpec,
     readonly dataset: string,
   ) {
     this.id = `${product.id}/${dataset}`;
-    this.floorUs = floorUsOf(product.floor);
+    this._product = product;
+    this._floorUs = floorUsOf(product.floor);
+    this._keyText = keyTextOf(this.id, product);
+  }
+
+  /** The product as the catalog in force says (name, filters, floor): read per request, so a change applies from the next one. */
+  get product(): ProductSpec {
+    return this._product;
+  }
+  /** End of the floor day, µs (-Infinity: no floor); the live tables' thresholds were computed with it. */
+  get floorUs(): number {
+    return this._floorUs;
+  }
+  /** What a request's cache key and ETag name the dataset by: its id and its floor and filters (keyTextOf). */
+  get keyText(): string {
+    return this._keyText;
+  }
+
+  /**
+   * The catalog in force changed this dataset's product (contract 13). A new floor comes
+   * with the live generation re-floored (`refloored`, same number), and the superseded ones
+   * go (they load again from history/ under the new floor); null when nothing is loaded.
+   */
+  respec(product: ProductSpec, refloored: Generation | null): void {
+    const floorChanged = product.floor !== this._product.floor;
+    this._product = product;
+    this._floorUs = floorUsOf(product.floor);
+    this._keyText = keyTextOf(this.id, product);
+    if (!floorChanged) return;
+    this.retained.clear();
+    if (refloored !== null) this._current = refloored;
+  }
+
+  /** The live generation can no longer be served (a filter of the new catalog is not in its series key): nothing is, until a snapshot that fits. */
+  unload(reason: string): void {
+    this._current = null;
+    this.retained.clear();
+    this._state = 'refused';
+    this._lastError = reason;
+  }
+
+  /** The catalog in force no longer names this dataset: every reference goes, so the memory can once requests in flight end. */
+  retire(): void {
+    this._current = null;
+    this.retained.clear();
   }
 
   get state(): SlotState {
@@ -57,7 +103,7 @@ export class DatasetSlot {
     this._current = next;
     this._state = 'loaded';
     this._lastError = null;
-    if (prev !== null && prev.number !== next.number) this.retained.set(prev.number, prev);
+    if (prev !== null && prev.number !== next.number && prev.table.floorUs === next.table.floorUs) this.retained.set(prev.number, prev);
     this.retained.delete(next.number);
   }
 
@@ -118,4 +164,16 @@ export class DatasetSlot {
     this._lastError = s.lastError;
     this._lastCheckMs = s.lastCheckMs;
   }
+}
+
+/**
+ * `id` and a digest of what answers depend on besides the data (floor, filters): the same on
+ * every thread and replica under the same catalog, another one once a change could alter
+ * an answer (a cached answer, or a client's ETag, must not outlive it).
+ */
+function keyTextOf(id: string, product: ProductSpec): string {
+  const spec = JSON.stringify([product.floor, product.filters]);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < spec.length; i++) h = Math.imul(h ^ spec.charCodeAt(i), 0x01000193);
+  return `${id}\u0001${(h >>> 0).toString(36)}`;
 }

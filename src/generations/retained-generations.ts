@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import type { Timers } from '../time/timers.js';
-import type { DatasetRegistry } from './dataset-registry.js';
+import type { CatalogChange, DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
 import type { GenerationHistory } from './generation-history.js';
@@ -62,16 +62,9 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     if (now === before) return;
     this.live.set(slot, now);
     if (now !== null) this.o.budget.forget(slot.id, now.number);
-    let liveBytes = 0;
-    let largest = 0;
-    for (const g of this.live.values()) {
-      const bytes = g?.table.byteSize ?? 0;
-      liveBytes += bytes;
-      largest = Math.max(largest, bytes);
-    }
     // The budget first follows the live bytes (a percentage, floored by the default at the
     // largest live generation), then the superseded one is retired into it.
-    const released = this.o.budget.setLiveBytes(liveBytes, largest);
+    const released = this.followLive();
     if (before !== null && now !== null && before.number !== now.number) {
       released.push(...this.o.budget.retire(slot.id, before.number, before.table.byteSize, this.o.clock.now()));
     }
@@ -79,6 +72,31 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
   }
 
   ready(): void {}
+
+  /**
+   * A new catalog (contract 13): a removed dataset's generations, live and retained, leave
+   * the budget (the slot dropped its references; the threads drop theirs); a re-floored
+   * one's superseded generations went with the old floor, and its live one is new.
+   */
+  catalogChanged(change: CatalogChange): void {
+    const gone = new Set<string>([...change.removed, ...change.changed.map((c) => c.slot)].map((s) => s.id));
+    for (const e of this.o.budget.stats().entries) if (gone.has(e.dataset)) this.o.budget.forget(e.dataset, e.generation);
+    for (const slot of change.removed) this.live.delete(slot);
+    for (const { slot } of change.changed) this.live.set(slot, slot.current);
+    this.apply(this.followLive());
+  }
+
+  /** The budget follows the live generations' bytes; returns what it lets go. */
+  private followLive(): RetainedEntry[] {
+    let liveBytes = 0;
+    let largest = 0;
+    for (const g of this.live.values()) {
+      const bytes = g?.table.byteSize ?? 0;
+      liveBytes += bytes;
+      largest = Math.max(largest, bytes);
+    }
+    return this.o.budget.setLiveBytes(liveBytes, largest);
+  }
 
   async fetch(slot: DatasetSlot, number: number): Promise<Generation> {
     const held = slot.find(number);

@@ -1,3 +1,5 @@
+import type { Catalog } from '../catalog/catalog.js';
+import type { CatalogChange } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 
 /**
@@ -10,6 +12,8 @@ export interface SlotObserver {
   slotChecked(slot: DatasetSlot): void;
   /** Start-up loading is over: /readyz may say ready. */
   ready(): void;
+  /** A new catalog is in force on the loading thread (contract 13): datasets added, removed, changed (re-floored generations in their slots). */
+  catalogChanged?(change: CatalogChange, catalog: Catalog): void;
 }
 
 /** For a single serving thread: the registry it serves is the loader's own. */
@@ -28,6 +32,10 @@ export function bothObservers(first: SlotObserver, second: SlotObserver): SlotOb
     ready: () => {
       first.ready();
       second.ready();
+    },
+    catalogChanged: (change, catalog) => {
+      first.catalogChanged?.(change, catalog);
+      second.catalogChanged?.(change, catalog);
     },
   };
 }

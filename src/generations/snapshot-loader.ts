@@ -1,5 +1,9 @@
 import type { SnapshotSource } from '../source/snapshot-source.js';
-import { isNamedDataset } from '../catalog/products.js';
+import { BUILTIN_CATALOG } from '../catalog/builtin.js';
+import { floorUsOf, type Catalog } from '../catalog/catalog.js';
+import { readCatalog } from '../catalog/catalog-source.js';
+import { refloorTable } from '../store/build-table.js';
+import { makeGeneration, nextGenerationUid, type Generation } from './generation.js';
 import type { Logger } from '../log/logger.js';
 import { opsCodeOf, type OpsErrorCode } from '../ops-errors.js';
 import type { Manifest } from '../snapshot/manifest.js';
@@ -35,12 +39,30 @@ export interface LoaderOptions {
   readonly parallelLoads?: number;
   /** told of every settled check's outcome (metrics) */
   readonly checks?: CheckListener;
+  /** the etag of the catalog.json in force at start (null: the built-in catalog, no catalog.json) */
+  readonly catalogEtag?: string | null;
+  /** false when the source could not be asked at start (the built-in catalog stands in): catalog.json is read at the first check */
+  readonly catalogKnown?: boolean;
+}
+
+/** What /admin/status says of the catalog (contract 13). */
+export interface CatalogStatus {
+  /** 'source': catalog.json; 'builtin': there is none */
+  readonly origin: 'source' | 'builtin';
+  readonly products: number;
+  readonly datasets: number;
+  readonly lastCheckMs: number | null;
+  /** why the last catalog.json read was refused (the catalog in force stayed); null after a good one */
+  readonly lastError: string | null;
+  readonly rejected: number;
 }
 
 /** Hears how each check of a dataset ended: the source answered well, or failed with a stable code. */
 export interface CheckListener {
   succeeded(slot: DatasetSlot, atMs: number): void;
   failed(slot: DatasetSlot, code: OpsErrorCode): void;
+  /** an invalid catalog.json was refused */
+  catalogRejected?(): void;
 }
 
 export type Outcome = 'unchanged' | 'loaded' | 'missing' | 'refused' | 'unreachable';
@@ -101,12 +123,38 @@ export class SnapshotLoader {
   private readonly baseMs: number;
   private readonly maxMs: number;
   private readonly observer: SlotObserver;
+  /** the etag of the last catalog.json read (valid or not: an invalid one is not read again until it changes) */
+  private catalogEtag: string | null;
+  /** whether the catalog in force came from catalog.json (else it is the built-in one) */
+  private catalogFromSource: boolean;
+  private catalogNextAtMs: number;
+  private catalogCheckMs: number | null = null;
+  private catalogError: string | null = null;
+  private catalogRejected = 0;
+  /** why the last catalog read failed to reach the source (logged once per reason) */
+  private catalogUnreachable: string | null = null;
 
   constructor(private readonly o: LoaderOptions) {
     this.observer = o.observer ?? noObserver;
     this.baseMs = o.backoffBaseMs ?? 1000;
     this.maxMs = o.backoffMaxMs ?? 300_000;
     for (const slot of o.registry.slots) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0, lastFailure: null });
+    this.catalogEtag = o.catalogEtag ?? null;
+    this.catalogFromSource = this.catalogEtag !== null;
+    this.catalogNextAtMs = o.catalogKnown === false ? 0 : o.refreshIntervalMs > 0 ? o.clock.now() + o.refreshIntervalMs : Infinity;
+  }
+
+  /** The catalog in force and its last check (for /admin/status). */
+  catalogStatus(): CatalogStatus {
+    const c = this.o.registry.catalog;
+    return {
+      origin: this.catalogFromSource ? 'source' : 'builtin',
+      products: c.products.length,
+      datasets: c.entries.length,
+      lastCheckMs: this.catalogCheckMs,
+      lastError: this.catalogError,
+      rejected: this.catalogRejected,
+    };
   }
 
   /** Start-up: every named dataset is tried; resolves once all are loaded or settled (contract 8). */
@@ -133,9 +181,12 @@ export class SnapshotLoader {
     this.arm();
   }
 
-  /** POST /admin/refresh: check every dataset now, whatever its backoff. */
+  /** POST /admin/refresh: check the catalog, then every dataset now, whatever its backoff. */
   refreshNow(): Promise<CheckReport[]> {
-    return this.serial(() => this.checkAll(this.o.registry.slots)).finally(() => this.arm());
+    return this.serial(async () => {
+      await this.checkCatalog();
+      return this.checkAll(this.o.registry.slots);
+    }).finally(() => this.arm());
   }
 
   /** When each dataset is checked next (for /admin/status). */
@@ -162,12 +213,14 @@ export class SnapshotLoader {
   private arm(): void {
     if (this.stopped || this.o.refreshIntervalMs <= 0) return;
     if (this.timer !== null) this.o.timers.clearTimeout(this.timer);
-    let next = Infinity;
+    let next = this.catalogNextAtMs;
     for (const s of this.schedule.values()) next = Math.min(next, s.nextAtMs);
     this.timer = this.o.timers.setTimeout(
       () => {
         this.timer = null;
         void this.serial(async () => {
+          // The catalog first (contract 13): a dataset it adds is checked in this round.
+          if (!this.stopped && this.catalogNextAtMs <= this.o.clock.now()) await this.checkCatalog();
           const now = this.o.clock.now();
           const due = [...this.schedule].filter(([, s]) => s.nextAtMs <= now).map(([slot]) => slot);
           if (!this.stopped) await this.checkAll(due);
@@ -250,9 +303,11 @@ export class SnapshotLoader {
         if (code !== 'source_unreachable' && code !== 'object_missing') s.etag = etag;
         throw e;
       }
-      slot.swap(loaded.generation);
+      // The catalog may have changed the floor while this was built: serve it under the floor in force.
+      const fresh = loaded.generation.table.floorUs === slot.floorUs ? loaded.generation : refloored(loaded.generation, slot.floorUs);
+      slot.swap(fresh);
       s.etag = etag;
-      const g = loaded.generation;
+      const g = fresh;
       this.o.log.info('dataset loaded', {
         dataset: slot.id,
         generation: g.number,
@@ -334,15 +389,107 @@ export class SnapshotLoader {
     }
   }
 
+  /**
+   * The conditional read of catalog.json (contract 13): a new valid catalog is put in
+   * force, an invalid one refused (logged, counted, its reason in /admin/status) while the
+   * catalog in force stays, no catalog.json puts the built-in one back. Never throws.
+   */
+  private async checkCatalog(): Promise<void> {
+    const { source, clock, log, refreshIntervalMs } = this.o;
+    this.catalogCheckMs = clock.now();
+    this.catalogNextAtMs = refreshIntervalMs > 0 ? clock.now() + refreshIntervalMs : Infinity;
+    let r;
+    try {
+      r = await readCatalog(source, this.catalogEtag);
+    } catch (e) {
+      const reason = (e as Error).message;
+      if (reason !== this.catalogUnreachable) log.warn('cannot read catalog.json; the catalog in force stays', { reason });
+      this.catalogUnreachable = reason;
+      return;
+    }
+    this.catalogUnreachable = null;
+    if (r.status === 'unchanged') return;
+    if (r.status === 'invalid') {
+      this.catalogEtag = r.etag;
+      this.catalogError = r.error.message;
+      this.catalogRejected++;
+      this.o.checks?.catalogRejected?.();
+      log.error('catalog refused; the catalog in force stays', { code: r.error.code, reason: r.error.message });
+      return;
+    }
+    this.catalogError = null;
+    if (r.status === 'absent') {
+      this.catalogEtag = null;
+      if (!this.catalogFromSource) return;
+      this.catalogFromSource = false;
+      await this.applyCatalog(BUILTIN_CATALOG);
+      return;
+    }
+    this.catalogEtag = r.etag;
+    this.catalogFromSource = true;
+    await this.applyCatalog(r.catalog);
+  }
+
+  /** Puts a catalog in force here, tells the serving threads and the memory budget, and checks the datasets it adds at once. */
+  private async applyCatalog(catalog: Catalog): Promise<void> {
+    const { registry, log, clock } = this.o;
+    const change = registry.apply(catalog, (slot, product) => {
+      const g = slot.current;
+      return g === null ? null : refloored(g, floorUsOf(product.floor));
+    });
+    for (const slot of change.removed) {
+      this.schedule.delete(slot);
+      this.cacheTried.delete(slot);
+    }
+    for (const slot of change.added) this.schedule.set(slot, { etag: null, failures: 0, nextAtMs: 0, lastFailure: null });
+    for (const { slot } of change.changed) {
+      // Read the manifest again: a snapshot refused under the old filters may fit the new ones.
+      const s = this.schedule.get(slot);
+      if (s !== undefined) Object.assign(s, { etag: null, nextAtMs: 0 });
+      const g = slot.current;
+      const lacking = g === null ? undefined : slot.product.filters.find((f) => !g.table.seriesKey.includes(f.param));
+      if (lacking !== undefined) {
+        const reason = `filter column "${lacking.param}" is not in the series key ${JSON.stringify(g!.table.seriesKey)} of generation ${g!.number}`;
+        slot.unload(reason);
+        log.error('dataset unloaded: the catalog in force names a filter its snapshot lacks', { dataset: slot.id, reason });
+      }
+    }
+    log.info('catalog applied', {
+      products: catalog.products.length,
+      datasets: registry.slots.length,
+      added: change.added.map((s) => s.id),
+      removed: change.removed.map((s) => s.id),
+      changed: change.changed.map((c) => c.slot.id),
+    });
+    this.observer.catalogChanged?.(change, catalog);
+    for (const { slot } of change.changed) this.observer.slotChecked(slot);
+    if (change.added.length > 0) {
+      for (const slot of change.added) slot.checked(clock.now());
+      await this.checkAll(change.added);
+    }
+  }
+
   private async warnAboutUnnamed(): Promise<void> {
     try {
       for (const ref of await this.o.source.listDatasets()) {
-        if (!isNamedDataset(ref.productId, ref.dataset)) {
-          this.o.log.warn('ignoring a dataset the API does not name', { dataset: `${ref.productId}/${ref.dataset}` });
+        if (!this.o.registry.catalog.has(ref.productId, ref.dataset)) {
+          this.o.log.warn('ignoring a dataset the catalog does not name', { dataset: `${ref.productId}/${ref.dataset}` });
         }
       }
     } catch (e) {
       this.o.log.warn('cannot list the snapshot source', { source: this.o.source.description, error: (e as Error).message });
     }
   }
+}
+
+/** The same generation under another floor (contract 13): same number and manifest, a new uid (caches keyed by it start afresh). */
+function refloored(g: Generation, floorUs: number): Generation {
+  return makeGeneration({
+    number: g.number,
+    uid: nextGenerationUid(),
+    manifest: g.manifest,
+    table: refloorTable(g.table, floorUs),
+    loadedAtMs: g.loadedAtMs,
+    loadMs: g.loadMs,
+  });
 }

@@ -44,14 +44,14 @@ const FORMAT_INDEX = new Map<string, number>(FORMATS.map((f, i) => [f, i]));
  */
 export class RequestMetrics {
   /** label value of the dataset dimension; the last one is '' (requests that name no dataset) */
-  private readonly datasets: readonly string[];
-  private readonly datasetIndex: Map<string, number>;
-  private readonly nD: number;
+  private datasets: readonly string[];
+  private datasetIndex: Map<string, number>;
+  private nD: number;
   /** [dataset][endpoint][format][status] */
-  private readonly requests: Float64Array;
+  private requests: Float64Array;
   /** [dataset][endpoint][format] */
-  private readonly bytes: Float64Array;
-  private readonly rows: Float64Array;
+  private bytes: Float64Array;
+  private rows: Float64Array;
   /** [endpoint][bucket] (cumulative at scrape time, not here), then sum and count per endpoint */
   private readonly latencyBuckets: Float64Array;
   private readonly latencySum: Float64Array;
@@ -79,6 +79,30 @@ export class RequestMetrics {
     this.latencyCount = new Float64Array(ENDPOINTS.length);
     this.loop = monitorEventLoopDelay({ resolution: 10 });
     this.loop.enable();
+  }
+
+  /**
+   * Datasets a new catalog added (contract 13) get their own label from now on: the arrays
+   * grow, the counts so far stay (a removed dataset keeps its label: counters never go back).
+   */
+  addDatasets(ids: readonly string[]): void {
+    const fresh = ids.filter((id) => !this.datasetIndex.has(id));
+    if (fresh.length === 0) return;
+    const oldND = this.nD;
+    const named = this.datasets.slice(0, -1);
+    this.datasets = [...named, ...fresh, ''];
+    this.datasetIndex = new Map(this.datasets.slice(0, -1).map((d, i) => [d, i]));
+    this.nD = this.datasets.length;
+    const grow = (a: Float64Array, per: number): Float64Array => {
+      const b = new Float64Array(this.nD * per);
+      b.set(a.subarray(0, (oldND - 1) * per));
+      b.set(a.subarray((oldND - 1) * per), (this.nD - 1) * per);
+      return b;
+    };
+    const perDef = ENDPOINTS.length * FORMATS.length;
+    this.requests = grow(this.requests, perDef * STATUSES.length);
+    this.bytes = grow(this.bytes, perDef);
+    this.rows = grow(this.rows, perDef);
   }
 
   /** One answered request. `dataset` is a slot id such as 'pemi/grid_stress', or '' when the path named none. */
@@ -139,9 +163,10 @@ export class RequestMetrics {
   }
 
   private collectors(): CustomMetric[] {
-    const { datasets } = this;
-    const perDef = (arr: Float64Array, name: string, help: string): CustomMetric =>
+    const perDef = (array: () => Float64Array, name: string, help: string): CustomMetric =>
       counter(name, help, () => {
+        const { datasets } = this;
+        const arr = array();
         const values: Sample[] = [];
         for (let d = 0; d < datasets.length; d++)
           for (let e = 0; e < ENDPOINTS.length; e++)
@@ -153,6 +178,7 @@ export class RequestMetrics {
       });
     return [
       counter('pitcache_requests_total', 'Answered requests by dataset, endpoint, format and status.', () => {
+        const { datasets } = this;
         const values: Sample[] = [];
         for (let i = 0; i < this.requests.length; i++) {
           const v = this.requests[i]!;
@@ -166,8 +192,8 @@ export class RequestMetrics {
         }
         return values;
       }),
-      perDef(this.bytes, 'pitcache_response_bytes_total', 'Body bytes sent (after compression) by dataset, endpoint and format.'),
-      perDef(this.rows, 'pitcache_response_rows_total', 'Data rows sent by dataset, endpoint and format.'),
+      perDef(() => this.bytes, 'pitcache_response_bytes_total', 'Body bytes sent (after compression) by dataset, endpoint and format.'),
+      perDef(() => this.rows, 'pitcache_response_rows_total', 'Data rows sent by dataset, endpoint and format.'),
       histogram('pitcache_request_duration_seconds', 'Time from request to answer handed to the transport, by endpoint.', () => {
         const values: Sample[] = [];
         const bucket = 'pitcache_request_duration_seconds_bucket';

@@ -94,7 +94,8 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
             table.columns.map((c) => c.name),
             table.seriesKey,
           );
-    ctx.dataset = ctx.slot.id;
+    // Its id and a digest of its floor and filters (dataset-slot.ts): an answer under others is not this one.
+    ctx.dataset = ctx.slot.keyText;
     ctx.generation = gen.number;
     ctx.canonical = request.canonical;
     ctx.columns = projectionKey(ctx.projection);

@@ -28,6 +28,8 @@ export interface ServingInit {
   readonly thread: string;
   /** `--datasets` as given (DatasetSelection.text): which datasets are served */
   readonly datasets: string;
+  /** the catalog in force when the thread starts, as catalog.json writes it (later ones come as 'catalog' messages) */
+  readonly catalog: object;
   readonly authFailLimit: AuthFailLimit;
   /** the failed-authentication table every serving thread shares (made once by the loading thread) */
   readonly authFailures: AuthFailureMemory;
@@ -51,6 +53,17 @@ export interface GenerationMessage {
   readonly loadMs: number;
 }
 
+/**
+ * A new catalog in force (contract 13), as catalog.json writes it, with what the loading
+ * thread did to the datasets it changed: the live generation re-floored (a new floor), or
+ * none (a filter its snapshot lacks). Applied whole in one message turn on each thread.
+ */
+export interface CatalogMessage {
+  readonly type: 'catalog';
+  readonly catalog: object;
+  readonly changed: ReadonlyArray<{ readonly dataset: string; readonly generation: GenerationMessage | null; readonly status: SlotStatus }>;
+}
+
 export interface SlotMessage {
   readonly type: 'slot';
   readonly dataset: string;
@@ -67,6 +80,7 @@ export type ToServing =
   | ServingInit
   | GenerationMessage
   | SlotMessage
+  | CatalogMessage
   | { readonly type: 'ready' }
   /** SIGTERM: /readyz answers 503 from now on */
   | { readonly type: 'drain' }

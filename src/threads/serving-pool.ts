@@ -5,8 +5,10 @@ import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { Logger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableToTransfer } from '../store/table-transfer.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { catalogDocument } from '../catalog/catalog-document.js';
 import type { AdminOps } from '../api/admin.js';
-import type { DatasetRegistry } from '../generations/dataset-registry.js';
+import type { CatalogChange, DatasetRegistry } from '../generations/dataset-registry.js';
 import type { DatasetSlot } from '../generations/dataset-slot.js';
 import type { Generation } from '../generations/generation.js';
 import { GenerationUnavailableError, type GenerationSupply } from '../generations/generation-supply.js';
@@ -68,6 +70,17 @@ export class ServingPool implements SlotObserver, RetainedListener {
       this.broadcast(generationMessage('generation', slot, g));
     }
     this.broadcast({ type: 'slot', dataset: slot.id, status: slot.status() });
+  }
+
+  /** A new catalog: every thread applies it whole, with the changed datasets' generations (a removed dataset's tables are sent again should it come back). */
+  catalogChanged(change: CatalogChange, catalog: Catalog): void {
+    for (const slot of change.removed) this.sent.delete(slot.id);
+    const changed = change.changed.map(({ slot }) => {
+      const g = slot.current;
+      if (g === null) this.sent.delete(slot.id);
+      return { dataset: slot.id, generation: g === null ? null : generationMessage('generation', slot, g), status: slot.status() };
+    });
+    this.broadcast({ type: 'catalog', catalog: catalogDocument(catalog), changed });
   }
 
   /** A generation loaded from history: every thread keeps it beside its live one (one load serves them all). */

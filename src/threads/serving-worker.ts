@@ -11,8 +11,9 @@ import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
 import type { AdminOps } from '../api/admin.js';
 import { DatasetRegistry } from '../generations/dataset-registry.js';
-import { makeGeneration } from '../generations/generation.js';
-import type { AdminOp, FromServing, ServingCall, ToServing } from './serving-messages.js';
+import { makeGeneration, type Generation } from '../generations/generation.js';
+import { catalogFromJson } from '../catalog/catalog-document.js';
+import type { AdminOp, FromServing, GenerationMessage, ServingCall, ToServing } from './serving-messages.js';
 import { ServingMetrics } from './serving-metrics.js';
 import { serveThread } from './serving-thread.js';
 import { ThreadSupply } from './thread-supply.js';
@@ -41,6 +42,11 @@ const admin: AdminOps = {
   metrics: () => ask('metrics'),
 };
 
+/** A generation the loading thread sent, made here (its table on shared memory: nothing copied). */
+function generationOf(m: GenerationMessage): Generation {
+  return makeGeneration({ number: m.number, uid: m.uid, manifest: m.manifest, table: tableFromTransfer(m.table), loadedAtMs: m.loadedAtMs, loadMs: m.loadMs });
+}
+
 function ask(op: AdminOp): Promise<Uint8Array> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
@@ -66,14 +72,17 @@ port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
       const selection = DatasetSelection.parse(m.datasets);
-      registry = new DatasetRegistry(selection);
+      registry = new DatasetRegistry(selection, catalogFromJson(m.catalog));
       const clock = clockFromShared(m.clock);
       supply = new ThreadSupply(send, clock);
       keys = new KeyRegistry(m.keys);
       limiter = new RateLimiter(keys, clock, m.limiter);
       const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
       accessLog = m.accessLog ? new AccessLog({ clock }) : null;
-      metrics = new ServingMetrics(selection.list(), m.thread);
+      metrics = new ServingMetrics(
+        registry.slots.map((s) => s.id),
+        m.thread,
+      );
       serveThread(
         {
           registry,
@@ -109,14 +118,7 @@ port.on('message', (m: ToServing) => {
       if (slot === undefined) return;
       // A generation this thread holds already keeps its object (and the caches keyed by it).
       if (m.type === 'retained' && slot.find(m.number) !== null) return;
-      const g = makeGeneration({
-        number: m.number,
-        uid: m.uid,
-        manifest: m.manifest,
-        table: tableFromTransfer(m.table),
-        loadedAtMs: m.loadedAtMs,
-        loadMs: m.loadMs,
-      });
+      const g = generationOf(m);
       if (m.type === 'generation') slot.swap(g);
       else slot.adopt(g);
       return;
@@ -131,6 +133,21 @@ port.on('message', (m: ToServing) => {
     case 'fetched':
       supply?.fetched(m.id, m.error);
       return;
+    case 'catalog': {
+      if (registry === null) return;
+      const changed = new Map(m.changed.map((c) => [c.dataset, c]));
+      registry.apply(catalogFromJson(m.catalog), (slot) => {
+        const g = changed.get(slot.id)?.generation ?? null;
+        return g === null ? null : generationOf(g);
+      });
+      for (const c of m.changed) {
+        const slot = registry.byName(c.dataset);
+        if (slot === undefined) continue;
+        if (c.generation === null && slot.current !== null) slot.unload(c.status.lastError ?? 'unloaded by the catalog in force');
+        slot.mirror(c.status);
+      }
+      return;
+    }
     case 'slot': {
       registry?.byName(m.dataset)?.mirror(m.status);
       return;

@@ -3,6 +3,8 @@ import { KeyRegistry } from '../auth/key-registry.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { DatasetSelection } from '../catalog/dataset-selection.js';
+import { catalogDocument } from '../catalog/catalog-document.js';
+import { readCatalogAtStart, type CatalogAtStart } from '../generations/catalog-at-start.js';
 import type { Handler } from '../http/types.js';
 import { listen, type ListenOptions, type UwsServer } from '../http/uws-server.js';
 import type { AccessLog } from '../log/access-log.js';
@@ -72,6 +74,8 @@ export interface StartOptions {
   readonly rowCacheAdmission?: RowAdmission;
   /** the datasets this replica loads and serves (`--datasets`); default all */
   readonly datasets?: DatasetSelection;
+  /** the catalog in force at the source, read by the caller (`pitcache serve` exits 2 without one); absent = read here */
+  readonly catalog?: CatalogAtStart;
   /** a second listener serving only GET /metrics, without a key; 0 = an ephemeral port; absent or null = none */
   readonly metricsPort?: number | null;
   /**
@@ -125,7 +129,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
   const selection = opts.datasets ?? DatasetSelection.all();
-  const registry = new DatasetRegistry(selection);
+  const initial = opts.catalog ?? (await readCatalogAtStart(opts.source, log));
+  const registry = new DatasetRegistry(selection, initial.catalog);
+  const unmatched = selection.unmatched(initial.catalog);
+  if (unmatched.length > 0) log.warn('--datasets patterns match no dataset of the catalog yet', { patterns: unmatched });
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
   const workers = opts.workers ?? 1;
@@ -160,12 +167,20 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
     cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
     checks: datasetMetrics,
+    catalogEtag: initial.etag,
+    catalogKnown: initial.known,
     ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
   const access = opts.accessLog ?? null;
   // One thread serving: its metrics live here; else each serving thread keeps its own.
-  const serving = pool === null ? new ServingMetrics(selection.list(), '0') : null;
+  const serving =
+    pool === null
+      ? new ServingMetrics(
+          registry.slots.map((s) => s.id),
+          '0',
+        )
+      : null;
   const loadingMetrics = datasetMetrics.registry();
   const metricsText = async (): Promise<string> => {
     const threads: MetricsSnapshot[] = pool !== null ? await pool.metricsSnapshots() : [await serving!.snapshot()];
@@ -194,6 +209,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         responseCacheBytes,
         rowArena,
         datasets: selection.text,
+        catalog: catalogDocument(registry.catalog),
         authFailLimit,
         authFailures,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
