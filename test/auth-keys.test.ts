@@ -71,7 +71,7 @@ describe('keys file parsing', () => {
     ['both key and sha256', withEntry({ id: 'x', key: 'k', sha256: sha256Hex('k'), products: ['pemi'] }), /at keys\[1\]: has both/],
     ['neither key nor sha256', withEntry({ id: 'x', products: ['pemi'] }), /at keys\[1\]: needs one of/],
     ['empty key', withEntry({ id: 'x', key: '', products: ['pemi'] }), /at keys\[1\]\.key: must be a non-empty string/],
-    ['unknown product', withEntry({ id: 'x', key: 'k', products: ['pemi', 'nope'] }), /at keys\[1\]\.products\[1\]: unknown product "nope"/],
+    ['malformed product id', withEntry({ id: 'x', key: 'k', products: ['pemi', 'No-pe'] }), /at keys\[1\]\.products\[1\]: "No-pe" is not a product id/],
     ['empty products', withEntry({ id: 'x', key: 'k', products: [] }), /at keys\[1\]\.products: must be "\*" or a non-empty array/],
     ['"*" mixed with ids', withEntry({ id: 'x', key: 'k', products: ['*', 'pemi'] }), /at keys\[1\]\.products: "\*" must be the only entry/],
     ['missing products', withEntry({ id: 'x', key: 'k' }), /at keys\[1\]\.products: Required/],
@@ -176,7 +176,11 @@ describe('KeyRegistry', () => {
       expect(registry.entitled(0, p)).toBe(true);
       expect(registry.entitled(1, p)).toBe(p === 'gbsi_eu' || p === 'pemi');
     }
-    expect(registry.entitled(0, 'not_a_product')).toBe(false);
+    // '*' covers products a later catalog adds (contract 13); a listed key only its own.
+    expect(registry.entitled(0, 'acme')).toBe(true);
+    expect(registry.entitled(1, 'acme')).toBe(false);
+    expect(registry.entitled(-1, 'pemi')).toBe(false);
+    expect(registry.entitled(99, 'pemi')).toBe(false);
   });
 
   it('marks only admin keys as admin', () => {

@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
 import { LRUCache } from 'lru-cache';
-import { PRODUCTS } from '../catalog/products.js';
 import { sha256Hex } from './keys-file.js';
 import type { KeysConfig, RateLimit } from './keys-file.js';
 
@@ -8,9 +7,8 @@ import type { KeysConfig, RateLimit } from './keys-file.js';
 const MAX_CACHED_KEY_LENGTH = 256;
 const DEFAULT_CACHE_SIZE = 4096;
 
-// One bit per catalog product; '*' sets every bit, including products added later.
-const PRODUCT_BIT = new Map(PRODUCTS.map((p, i) => [p.id, 1 << i]));
-const ALL_PRODUCTS = 0xffff_ffff | 0;
+/** '*': every product, those a later catalog adds included (contract 13). */
+const ALL_PRODUCTS = null;
 
 /**
  * The keys of a keys file, answering "who is this?" once per request with a dense index,
@@ -26,7 +24,8 @@ export class KeyRegistry {
   #byHash: Map<string, number>;
   #ids: readonly string[];
   #admin: Uint8Array;
-  #entitlements: Int32Array;
+  /** per key: the product ids it may read, or null for every product */
+  #entitlements: ReadonlyArray<ReadonlySet<string> | null>;
   #rateLimits: ReadonlyArray<RateLimit | null>;
   #byId: Map<string, number>;
   /**
@@ -49,7 +48,7 @@ export class KeyRegistry {
     this.#byHash = new Map();
     this.#byId = new Map();
     this.#admin = new Uint8Array(n);
-    this.#entitlements = new Int32Array(n);
+    const entitlements: Array<ReadonlySet<string> | null> = [];
     const ids: string[] = [];
     const limits: Array<RateLimit | null> = [];
     cfg.keys.forEach((k, i) => {
@@ -60,9 +59,11 @@ export class KeyRegistry {
       ids.push(k.id);
       limits.push(k.rateLimit);
       this.#admin[i] = k.admin ? 1 : 0;
-      this.#entitlements[i] = k.products === '*' ? ALL_PRODUCTS : k.products.reduce((m, p) => m | (PRODUCT_BIT.get(p) ?? 0), 0);
+      // Product ids are kept as given: one the catalog lacks may come with a later catalog (contract 13).
+      entitlements.push(k.products === '*' ? ALL_PRODUCTS : new Set(k.products));
     });
     this.#ids = ids;
+    this.#entitlements = entitlements;
     this.#rateLimits = limits;
     const cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     this.#cache = cacheSize > 0 ? new LRUCache<string, number>({ max: cacheSize }) : null;
@@ -121,8 +122,8 @@ export class KeyRegistry {
 
   /** False for an unknown product as well: the caller answers 404 for those before asking. */
   entitled(index: number, productId: string): boolean {
-    const bit = PRODUCT_BIT.get(productId);
-    return bit !== undefined && ((this.#entitlements[index] ?? 0) & bit) !== 0;
+    const e = this.#entitlements[index];
+    return e === null || (e !== undefined && e.has(productId));
   }
 
   /** The key's token bucket, or null when it is unlimited. */
