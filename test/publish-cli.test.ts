@@ -33,11 +33,6 @@ describe('pitcache publish: command line', () => {
   it.each([
     [['--source', 'x', '--product', 'gbsi_eu', '--dataset', 'system_stress'], /^pitcache publish: --input \/ PITCACHE_INPUT: is required\n$/],
     [[...FLAGS, '--bogus'], /^pitcache publish: unknown option --bogus \(see pitcache publish --help\)\n$/],
-    [['--source', 'x', '--product', 'nope', '--dataset', 'd', '--input', 'a.csv'], /^pitcache publish: --product: must be one of gbsi_us, .*, got "nope"\n$/],
-    [
-      ['--source', 'x', '--product', 'glmi', '--dataset', 'system_stress', '--input', 'a.csv'],
-      /^pitcache publish: --dataset: is not a dataset of glmi \(its datasets: marginality\), got "system_stress"\n$/,
-    ],
     [
       [...FLAGS, '--part-bytes', '12 apples'],
       /^pitcache publish: --part-bytes: "12 apples" is not a size \(e\.g\. 512MiB, 2GiB, 1000000\), got "12 apples"\n$/,

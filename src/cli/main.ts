@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { rootUsage, wantsHelp } from './usage.js';
 import { asofCommand } from './asof-command.js';
+import { catalogCommand } from './catalog-command.js';
 import { publishCommand } from './publish-command.js';
 import { pruneCommand } from './prune-command.js';
 import { serveCommand } from './serve-command.js';
@@ -10,6 +11,7 @@ const COMMANDS: Record<string, (argv: string[], env: NodeJS.ProcessEnv) => Promi
   publish: publishCommand,
   asof: asofCommand,
   prune: pruneCommand,
+  catalog: catalogCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

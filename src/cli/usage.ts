@@ -1,5 +1,6 @@
 import type { OptionRow, OptionSpec } from '../config/option-table.js';
 import { ASOF_OPTIONS } from '../config/asof-config.js';
+import { CATALOG_OPTIONS } from '../config/catalog-config.js';
 import { PRUNE_OPTIONS } from '../config/prune-config.js';
 import { PUBLISH_OPTIONS } from '../config/publish-config.js';
 import { SERVE_OPTIONS } from '../config/serve-config.js';
@@ -47,6 +48,13 @@ export const COMMANDS: readonly CommandHelp[] = [
     about:
       'Removes, for each dataset, the generations older than the newest --keep N and/or whose history manifest was created longer ago than --older-than (given both, a generation goes only when both say so): its history/NNNNNNNN.json first, then its object. Never the live generation (the one manifest.json names), an object a kept generation references, or a generation above the live one (a publish under way). A removed generation can no longer be asked for with generation=N or continued by a cursor (400 generation_unavailable, cursor_expired). --dry-run lists instead.',
     options: PRUNE_OPTIONS,
+  },
+  {
+    name: 'catalog',
+    summary: 'Print or set the catalog (products, datasets, filters, floors) of a source.',
+    about:
+      "Prints the catalog in force at --source: its catalog.json, or the built-in catalog when it has none (--builtin prints that one). With --set FILE, validates the file (every refusal names the product, dataset or field and why) and writes it as the source's catalog.json, only if that is still the one read: two writers cannot overwrite each other. Servers apply it within one --refresh-interval, without a restart (contract 13).",
+    options: CATALOG_OPTIONS,
   },
 ];
 

@@ -41,6 +41,9 @@ const COLUMN_LIST_RE = /^[^,\s]+(,[^,\s]+)*$/;
 
 const publishOptions = z.object({
   ...datasetOptions,
+  // Which products and datasets exist is the catalog's at --source (contract 13): checked when publishing.
+  product: wordOption().describe('The product id of the dataset, one the catalog at --source names (pitcache catalog --source prints it).'),
+  dataset: wordOption().describe('The dataset name, one the product names in the catalog at --source, e.g. system_stress.'),
   input: pathOption().describe(
     'The recomputed rows: an Arrow IPC file or stream (.arrow, .arrows, .ipc, .feather), a CSV file with a header row (.csv), a Parquet file (.parquet), or a folder of them (read in name order), with the columns of the dataset.',
   ),
@@ -94,8 +97,7 @@ export interface PublishConfig {
 
 export const publishConfigSchema = publishOptions
   .superRefine((o, ctx) => {
-    const bad = datasetIssue(o.product, o.dataset);
-    if (bad !== null) ctx.addIssue({ code: 'custom', path: ['dataset'], message: bad });
+    // Which datasets exist is the source's catalog's to say (contract 13): publish reads it.
     if (o.rebuild && o.replace) ctx.addIssue({ code: 'custom', path: ['rebuild'], message: 'cannot be combined with --replace' });
     if (o.seriesKey !== undefined && new Set(o.seriesKey.split(',')).size !== o.seriesKey.split(',').length) {
       ctx.addIssue({ code: 'custom', path: ['seriesKey'], message: 'names a column twice' });

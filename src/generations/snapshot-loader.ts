@@ -213,7 +213,9 @@ export class SnapshotLoader {
   private arm(): void {
     if (this.stopped || this.o.refreshIntervalMs <= 0) return;
     if (this.timer !== null) this.o.timers.clearTimeout(this.timer);
-    let next = this.catalogNextAtMs;
+    // catalog.json is read with the round of the datasets due (catalog first); it sets the
+    // time of a round only when no dataset is served (an empty catalog still changes).
+    let next = this.schedule.size === 0 ? this.catalogNextAtMs : Infinity;
     for (const s of this.schedule.values()) next = Math.min(next, s.nextAtMs);
     this.timer = this.o.timers.setTimeout(
       () => {

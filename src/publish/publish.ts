@@ -1,6 +1,6 @@
 import type { AsyncBuffer } from 'hyparquet';
 import type { SnapshotSource } from '../source/snapshot-source.js';
-import { findProduct, isNamedDataset } from '../catalog/products.js';
+import { catalogInForce } from '../catalog/catalog-source.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { objectPath, partsOf, type Manifest, type PartRef } from '../snapshot/manifest.js';
 import { sha256Hex } from '../store/snapshot-to-table.js';
@@ -74,9 +74,14 @@ export type PublishResult =
   | { readonly status: 'unchanged'; readonly generation: number; readonly rows: number };
 
 export async function publish(req: PublishRequest): Promise<PublishResult> {
-  const product = findProduct(req.productId);
-  if (product === undefined || !isNamedDataset(req.productId, req.dataset)) {
-    throw new Error(`${req.productId}/${req.dataset} is not a dataset of the API`);
+  // The catalog in force at the source names what may be published (contract 13).
+  const { catalog } = await catalogInForce(req.source);
+  const product = catalog.product(req.productId);
+  if (product === undefined || !catalog.has(req.productId, req.dataset)) {
+    const known = product === undefined ? `its products: ${catalog.products.map((p) => p.id).join(', ')}` : `${product.id}'s datasets: ${product.datasets.map((d) => d.name).join(', ')}`;
+    throw new Error(
+      `${req.productId}/${req.dataset} is not a dataset of the catalog in force at ${req.source.description} (${known}); add it first: pitcache catalog --source <source> > catalog.json, add ${product === undefined ? `a product "${req.productId}" with the dataset` : `{"name": "${req.dataset}", "description": "..."} to the datasets of "${req.productId}"`}, then pitcache catalog --source <source> --set catalog.json`,
+    );
   }
   const ref = { productId: req.productId, dataset: req.dataset };
   const check = await readManifest(req.source, ref, null);
