@@ -33,7 +33,15 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 
 const ACME = {
   format: 'pitcache-catalog/1',
-  products: [{ id: 'acme', name: 'Acme', floor: '2026-02-01', filters: [{ param: 'site', allowed: ['north', 'south'] }], datasets: [{ name: 'sites', description: 'per site' }] }],
+  products: [
+    {
+      id: 'acme',
+      name: 'Acme',
+      floor: '2026-02-01',
+      filters: [{ param: 'site', allowed: ['north', 'south'] }],
+      datasets: [{ name: 'sites', description: 'per site' }],
+    },
+  ],
 };
 
 describe('pitcache catalog', () => {
@@ -65,7 +73,9 @@ describe('pitcache catalog', () => {
     await writeFile(bad, JSON.stringify({ ...ACME, products: [{ ...ACME.products[0], filters: [{ param: 'limit', allowed: null }] }] }));
     const r = await run(['--source', store, '--set', bad]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^pitcache catalog: .*bad\.json: catalog\.json is invalid: product "acme" \(products\[0\]\), filter "limit" \(filters\[0\]\): "limit" is a query parameter/);
+    expect(r.err).toMatch(
+      /^pitcache catalog: .*bad\.json: catalog\.json is invalid: product "acme" \(products\[0\]\), filter "limit" \(filters\[0\]\): "limit" is a query parameter/,
+    );
     await writeFile(bad, 'not json');
     expect((await run(['--source', store, '--set', bad])).err).toMatch(/not JSON/);
     expect((await run(['--source', store, '--set', join(dir, 'absent.json')])).code).toBe(2);
@@ -94,13 +104,30 @@ describe('pitcache catalog', () => {
 
   it('pitcache publish into a dataset the catalog lacks fails (exit 1) saying how to add it', async () => {
     const csv = join(dir, 'rows.csv');
-    await writeFile(csv, 'date,str_effective_at,str_observed_at,str_ingested_at,model_version,site,v\n2026-04-01,2026-04-01,2026-04-01T06:00:00Z,2026-04-01T06:00:00Z,1.0,north,1\n');
+    await writeFile(
+      csv,
+      'date,str_effective_at,str_observed_at,str_ingested_at,model_version,site,v\n2026-04-01,2026-04-01,2026-04-01T06:00:00Z,2026-04-01T06:00:00Z,1.0,north,1\n',
+    );
     const io = { stdout: new MemoryOutput(), stderr: new MemoryOutput() };
-    const code = await publishCommand(['--source', store, '--product', 'acme', '--dataset', 'more', '--input', csv, '--series-key', 'site'], {}, io, new ManualClock(Date.UTC(2026, 4, 1)));
+    const code = await publishCommand(
+      ['--source', store, '--product', 'acme', '--dataset', 'more', '--input', csv, '--series-key', 'site'],
+      {},
+      io,
+      new ManualClock(Date.UTC(2026, 4, 1)),
+    );
     expect(code).toBe(1);
-    expect(io.stderr.text()).toMatch(/acme\/more is not a dataset of the catalog in force at .* \(acme's datasets: sites\); add it first: pitcache catalog --source <source> > catalog\.json, add \{"name": "more"/);
+    expect(io.stderr.text()).toMatch(
+      /acme\/more is not a dataset of the catalog in force at .* \(acme's datasets: sites\); add it first: pitcache catalog --source <source> > catalog\.json, add \{"name": "more"/,
+    );
     const ok = { stdout: new MemoryOutput(), stderr: new MemoryOutput() };
-    expect(await publishCommand(['--source', store, '--product', 'acme', '--dataset', 'sites', '--input', csv, '--series-key', 'site'], {}, ok, new ManualClock(Date.UTC(2026, 4, 1)))).toBe(0);
+    expect(
+      await publishCommand(
+        ['--source', store, '--product', 'acme', '--dataset', 'sites', '--input', csv, '--series-key', 'site'],
+        {},
+        ok,
+        new ManualClock(Date.UTC(2026, 4, 1)),
+      ),
+    ).toBe(0);
     expect(ok.stdout.text()).toMatch(/^published acme\/sites generation 1/);
   });
 });

@@ -136,7 +136,10 @@ function toEntry(raw: RawEntry, i: number, origin: string): KeyEntry {
     raw.products.forEach((p, j) => {
       // A product the catalog lacks is accepted (it may come with a later catalog, contract 13); a malformed id never can.
       if (!/^[a-z][a-z0-9_]{0,31}$/.test(p)) {
-        fail(origin, new KeysFileProblem(at('products', j), `"${p}" is not a product id (lowercase letters, digits and _, at most 32, starting with a letter)`));
+        fail(
+          origin,
+          new KeysFileProblem(at('products', j), `"${p}" is not a product id (lowercase letters, digits and _, at most 32, starting with a letter)`),
+        );
       }
     });
     products = [...new Set(raw.products)];

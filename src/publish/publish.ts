@@ -78,7 +78,10 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
   const { catalog } = await catalogInForce(req.source);
   const product = catalog.product(req.productId);
   if (product === undefined || !catalog.has(req.productId, req.dataset)) {
-    const known = product === undefined ? `its products: ${catalog.products.map((p) => p.id).join(', ')}` : `${product.id}'s datasets: ${product.datasets.map((d) => d.name).join(', ')}`;
+    const known =
+      product === undefined
+        ? `its products: ${catalog.products.map((p) => p.id).join(', ')}`
+        : `${product.id}'s datasets: ${product.datasets.map((d) => d.name).join(', ')}`;
     throw new Error(
       `${req.productId}/${req.dataset} is not a dataset of the catalog in force at ${req.source.description} (${known}); add it first: pitcache catalog --source <source> > catalog.json, add ${product === undefined ? `a product "${req.productId}" with the dataset` : `{"name": "${req.dataset}", "description": "..."} to the datasets of "${req.productId}"`}, then pitcache catalog --source <source> --set catalog.json`,
     );
