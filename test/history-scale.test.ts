@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessHarness, type Harness } from './support/harness.js';
 import { day, micros, pitSnapshot, rowsOf, type PitRow } from './support/fixtures.js';
-import type { GeneratedSnapshot } from './support/random-snapshot.js';
+import { FLOOR_DATE, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { referenceVintages } from './support/reference-vintages.js';
 
 const ZONES = Array.from({ length: 300 }, (_, i) => `z${String(i).padStart(3, '0')}`);
@@ -78,7 +78,8 @@ describe('walk_forward and vintages at sizes past the resolvers initial scratch'
     for (const D of DATES) {
       const from = new Date(Date.parse(D) - 7 * 86_400_000).toISOString().slice(0, 10);
       const single = await chain(`/pemi/grid_stress?date_from=${from}&date_to=${D}&as_of=${D}&limit=10000`);
-      want.push(...single.map((row) => ({ decision_date: D, ...(row as object) })));
+      // floor_applied ends each row: the decision date is before pemi's vintage floor (contract 16).
+      want.push(...single.map((row) => ({ decision_date: D, ...(row as object), floor_applied: D < FLOOR_DATE.pemi! })));
     }
     expect(want.length).toBeGreaterThan(10_000);
     const base = '/pemi/grid_stress/walk_forward?decision_from=2026-04-01&decision_to=2026-04-08&window=7';
