@@ -118,9 +118,11 @@ export class DatasetSlot {
     if (this._current?.number !== g.number && !this.retained.has(g.number)) this.retained.set(g.number, g);
   }
 
-  /** The memory budget let a superseded generation go: its cursors now reload it from history/. */
-  release(number: number): void {
+  /** The memory budget let a superseded generation go: its cursors now reload it from history/. Returns it (null when not held). */
+  release(number: number): Generation | null {
+    const g = this.retained.get(number) ?? null;
     this.retained.delete(number);
+    return g;
   }
 
   /** Numbers of the superseded generations still kept for cursors. */

@@ -5,6 +5,7 @@ import type { CatalogChange, DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
 import type { GenerationHistory } from './generation-history.js';
+import type { GenerationReaper } from './generation-reaper.js';
 import type { GenerationSupply } from './generation-supply.js';
 import type { RetainedEntry, RetentionBudget } from './retention-budget.js';
 import type { SlotObserver } from './slot-observer.js';
@@ -23,6 +24,8 @@ export interface RetainedOptions {
   readonly timers: Timers;
   readonly log: Logger;
   readonly listener?: RetainedListener;
+  /** frees this thread's hold on what is released (generation-reaper.ts) */
+  readonly reaper?: GenerationReaper;
 }
 
 /** What /admin/status and /metrics show of the retained generations. */
@@ -40,7 +43,7 @@ export interface RetentionStats {
  * supersedes is retired into the budget, one loaded from history for a cursor or
  * `generation=N` joins it, every use touches it, an idle one is swept on the injected
  * timers, and whatever the budget lets go is dropped from the slot here and on every
- * serving thread (the listener), so its memory can be freed.
+ * serving thread (the listener), and each thread's reaper collects it, so its memory is freed.
  *
  * It hears of swaps as a SlotObserver placed after the serving pool, so the threads get the
  * new generation before they are told to release anything.
@@ -136,7 +139,8 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     for (const e of released) {
       const slot = this.o.registry.byName(e.dataset);
       if (slot === undefined || slot.current?.number === e.generation) continue;
-      slot.release(e.generation);
+      const g = slot.release(e.generation);
+      if (g !== null) this.o.reaper?.dropped(g);
       this.o.listener?.released(slot, e.generation);
       this.o.log.info('retained generation released', { dataset: e.dataset, generation: e.generation, bytes: e.bytes });
     }

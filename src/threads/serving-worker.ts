@@ -9,9 +9,11 @@ import { createLogger, silentLogger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
+import { realTimers } from '../time/timers.js';
 import type { AdminOps } from '../api/admin.js';
 import { DatasetRegistry } from '../generations/dataset-registry.js';
 import { makeGeneration, type Generation } from '../generations/generation.js';
+import { GenerationReaper } from '../generations/generation-reaper.js';
 import { catalogFromJson } from '../catalog/catalog-document.js';
 import type { AdminOp, FromServing, GenerationMessage, ServingCall, ToServing } from './serving-messages.js';
 import { ServingMetrics } from './serving-metrics.js';
@@ -33,6 +35,8 @@ let metrics: ServingMetrics | null = null;
 let keys: KeyRegistry | null = null;
 let limiter: RateLimiter | null = null;
 let supply: ThreadSupply | null = null;
+/** this thread's wrappers of the shared tables it lets go are collected at once, not at some later GC */
+const reaper = new GenerationReaper(realTimers);
 const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
 let nextId = 0;
 
@@ -116,8 +120,9 @@ port.on('message', (m: ToServing) => {
     case 'retained': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      // A generation this thread holds already keeps its object (and the caches keyed by it).
-      if (m.type === 'retained' && slot.find(m.number) !== null) return;
+      // A generation this thread holds already keeps its object (and the caches keyed by it);
+      // the message's copy of the table is let go.
+      if (m.type === 'retained' && slot.find(m.number) !== null) return reaper.dropped(m.table);
       const g = generationOf(m);
       if (m.type === 'generation') slot.swap(g);
       else slot.adopt(g);
@@ -126,7 +131,8 @@ port.on('message', (m: ToServing) => {
     case 'release': {
       const slot = registry?.byName(m.dataset);
       if (slot === undefined) return;
-      slot.release(m.number);
+      const g = slot.release(m.number);
+      if (g !== null) reaper.dropped(g);
       supply?.released(slot, m.number);
       return;
     }
@@ -174,6 +180,7 @@ port.on('message', (m: ToServing) => {
       return;
     }
     case 'close':
+      reaper.stop();
       server?.close();
       accessLog?.close();
       metrics?.close();

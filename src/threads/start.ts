@@ -18,6 +18,7 @@ import { systemClock, type Clock } from '../time/clock.js';
 import { createAdminOps } from '../api/admin.js';
 import { DatasetRegistry } from '../generations/dataset-registry.js';
 import { GenerationHistory } from '../generations/generation-history.js';
+import { GenerationReaper } from '../generations/generation-reaper.js';
 import { RequestIds } from '../api/request-ids.js';
 import { RetainedGenerations } from '../generations/retained-generations.js';
 import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from '../generations/retention-budget.js';
@@ -140,6 +141,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const pool = workers > 1 ? new ServingPool(log, registry) : null;
   const timers = opts.timers ?? realTimers;
   const cursorIdleMs = opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS;
+  // What this thread releases is collected here at once (each serving thread has its own).
+  // On real timers: when V8 collects is the machine's business, not the server's clock's.
+  const reaper = new GenerationReaper(realTimers);
   // Superseded generations under one budget; those it released (or never held) load again from history/.
   const retained = new RetainedGenerations(
     {
@@ -149,6 +153,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       clock,
       timers,
       log,
+      reaper,
       ...(pool === null ? {} : { listener: pool }),
     },
     cursorIdleMs,
@@ -283,6 +288,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     close: async () => {
       loader.stop();
       retained.stop();
+      reaper.stop();
       metricsServer?.close();
       await server.close();
       await builder.close();
