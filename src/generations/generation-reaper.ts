@@ -7,7 +7,7 @@ const FIRST_LOOK_MS = 1000;
 const MAX_LOOKS = 8;
 
 /**
- * Gives back the memory of the generations a thread lets go (released by the memory budget
+ * Gives back the memory of the generations a thread lets go (docs/snapshots.md#release: released by the memory budget
  * or --cursor-idle, or a table message it did not keep), in that thread.
  *
  * A table's columns are SharedArrayBuffers that every thread holding the generation wraps

@@ -6,7 +6,7 @@
  * takes a few dozen allocations from the C allocator, among the build's scratch; when
  * the generation is released they leave holes that other sizes only partly fill, and freed
  * memory inside the allocator's heaps stays resident (about 75 MB of 245 after 140
- * publishes of a 2.7 MB generation under a 64 MiB budget, bench/RESULTS.md). One
+ * publishes of a 2.7 MB generation under a 64 MiB budget, docs/snapshots.md#release). One
  * allocation per generation is mapped on its own once it is large, so freeing it gives the
  * pages back, and a small one leaves one hole that the next generation of the dataset fits.
  */
