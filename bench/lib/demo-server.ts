@@ -16,8 +16,8 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
-/** `extraArgs` are serve flags after --source, --keys, --port, --no-access-log and --log-level warn. */
-export async function startDemoServer(name: string, extraArgs: readonly string[]): Promise<DemoServer> {
+/** `extraArgs` are serve flags after --source, --keys, --port, --no-access-log and --log-level warn; `cli` another build's main.js. */
+export async function startDemoServer(name: string, extraArgs: readonly string[], cli = cliPath()): Promise<DemoServer> {
   const demo = join(repoRoot(), '.demo-data');
   await ensureDemoData(demo, silentLogger);
   const dir = await mkdtemp(join(tmpdir(), `pitcache-${name}-`));
@@ -25,7 +25,7 @@ export async function startDemoServer(name: string, extraArgs: readonly string[]
   const port = await freePort();
   const server = spawnLogged([
     process.execPath,
-    cliPath(),
+    cli,
     'serve',
     '--source',
     dir,

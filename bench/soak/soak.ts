@@ -1,12 +1,18 @@
 /**
  * `npm run bench:soak -- [--publishes 200] [--every 2.5] [--clients 8] [--retain-memory 25%] [--out bench/soak]`
+ * `  [--dataset wssi_us/demand_shock] [--revise 0] [--cursor-each] [--serve '--workers 1 ...'] [--cli dist/src/cli/main.js] [--compare before/soak.json]`
  *
  * Serves a copy of the demo data set with --refresh-interval 1 while a loop publishes a new
- * generation of wssi_us/demand_shock (its rows again, as `publish --replace` does) every
- * `--every` seconds, and a bounded load of data requests and cursor chains runs. After every
- * publish it records the server's RSS (/proc) and the serving thread's heap (/admin/status),
- * and per minute the p99 of the requests. Writes soak.json, rss.svg and soak.md (the
- * section RESULTS.md quotes) into --out.
+ * generation of --dataset (its rows again, as `publish --replace` does, with --revise
+ * percent of one value column changed) every `--every` seconds, and a bounded load of data
+ * requests and cursor chains runs (--clients 0: none). With --cursor-each, each publish
+ * waits until the server answers from the new generation with a `?limit=1` page, whose
+ * cursor keeps that generation retained (the case of a client that pages every
+ * generation). After every publish it records the server's RSS (/proc) and the serving
+ * thread's heap (/admin/status), and per minute the p99 of the requests. Writes
+ * soak.json, rss.svg and soak.md (the section RESULTS.md quotes) into --out. --cli runs
+ * another build of the server (a before/after pair), --compare draws that run's RSS beside
+ * this one's.
  *
  * What it checks (issue 14): RSS after N publishes stays within live data + the retention
  * budget + 10% of the starting RSS; 0 failed requests; p99 of the last minute within 1.5x
@@ -16,6 +22,7 @@ import http from 'node:http';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tableFromIPC, tableToIPC, Type } from 'apache-arrow';
 import { LocalSource } from '../../src/source/local-source.js';
 import { DEMO_ADMIN_KEY, DEMO_KEY } from '../../src/demo/ensure-demo.js';
 import { publish } from '../../src/publish/publish.js';
@@ -23,9 +30,6 @@ import { startDemoServer } from '../lib/demo-server.js';
 import { repoRoot } from '../lib/paths.js';
 import { readMemory } from '../lib/proc.js';
 import { svgLines } from './svg-plot.js';
-
-const PRODUCT = 'wssi_us';
-const DATASET = 'demand_shock';
 
 interface Sample {
   publish: number;
@@ -48,24 +52,42 @@ async function main(): Promise<void> {
       clients: { type: 'string', default: '8' },
       'retain-memory': { type: 'string', default: '' },
       out: { type: 'string', default: 'bench/soak' },
+      dataset: { type: 'string', default: 'wssi_us/demand_shock' },
+      revise: { type: 'string', default: '0' },
+      'cursor-each': { type: 'boolean', default: false },
+      serve: { type: 'string', default: '' },
+      cli: { type: 'string', default: '' },
+      compare: { type: 'string', default: '' },
+      label: { type: 'string', default: 'RSS' },
     },
   });
+  const [PRODUCT, DATASET] = a.dataset!.split('/') as [string, string];
   const publishes = Number(a.publishes);
   const everyMs = Number(a.every) * 1000;
   const clients = Number(a.clients);
   const out = resolve(repoRoot(), a.out!);
   await mkdir(out, { recursive: true });
 
-  const demo = await startDemoServer('soak', ['--refresh-interval', '1', ...(a['retain-memory'] === '' ? [] : ['--retain-memory', a['retain-memory']!])]);
+  const serveArgs = [
+    '--refresh-interval',
+    '1',
+    ...(a['retain-memory'] === '' ? [] : ['--retain-memory', a['retain-memory']!]),
+    ...a.serve!.split(' ').filter((x) => x !== ''),
+  ];
+  const demo = await startDemoServer('soak', serveArgs, a.cli === '' ? undefined : resolve(a.cli!));
   const { dir, base, server } = demo;
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients + 2 });
   try {
     const source = new LocalSource(dir);
     const manifest = JSON.parse(await readFile(join(dir, PRODUCT, DATASET, 'manifest.json'), 'utf8')) as { object: string };
     const input = new Uint8Array(await readFile(join(dir, PRODUCT, DATASET, manifest.object)));
+    const revise = Number(a.revise) / 100;
+    let seed = 1;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
     const t0 = Date.now();
-    const samples: Sample[] = [await sample(base, agent, server.pid, 0, t0)];
+    if (a['cursor-each']) await pageOf(base, agent, `/${PRODUCT}/${DATASET}?limit=1`, 1);
+    const samples: Sample[] = [await sample(base, agent, server.pid, 0, t0, a.dataset!)];
     log(`start: RSS ${mb(samples[0]!.rssBytes)} MB`);
 
     const load = startLoad(base, agent, clients, t0);
@@ -75,29 +97,36 @@ async function main(): Promise<void> {
         source,
         productId: PRODUCT,
         dataset: DATASET,
-        input: { format: 'arrow', bytes: input },
+        input: { format: 'arrow', bytes: revise > 0 ? revised(input, revise, random) : input },
         rebuild: false,
         replace: true,
         seriesKey: null,
         publishedAtUs: Date.now() * 1000,
       });
+      if (a['cursor-each']) await pageOf(base, agent, `/${PRODUCT}/${DATASET}?limit=1`, i + 1);
       await sleep(Math.max(0, everyMs - (Date.now() - began)));
-      samples.push(await sample(base, agent, server.pid, i, t0));
+      samples.push(await sample(base, agent, server.pid, i, t0, a.dataset!));
       if (i % 10 === 0) log(`publish ${i}: RSS ${mb(samples.at(-1)!.rssBytes)} MB, ${load.requests()} requests, ${load.failures()} failed`);
     }
     const result = await load.stop();
+    const before = a.compare === '' ? null : await readRun(resolve(a.compare!));
     const report = {
       publishes,
       every_seconds: everyMs / 1000,
       clients,
       retain_memory: a['retain-memory'] || 'default',
+      dataset: a.dataset,
+      revise_percent: Number(a.revise),
+      cursor_each: a['cursor-each'],
+      serve: serveArgs.join(' '),
+      cli: a.cli || 'this build',
       samples,
       requests: result.requests,
       failed: result.failed,
       failures_by_status: result.byStatus,
       p99_ms_per_minute: result.p99PerMinute,
     };
-    await writeFile(join(out, 'soak.json'), JSON.stringify(report, null, 2) + '\n');
+    await writeFile(join(out, 'soak.json'), JSON.stringify({ ...report, label: a.label }, null, 2) + '\n');
     await writeFile(
       join(out, 'rss.svg'),
       svgLines({
@@ -105,7 +134,8 @@ async function main(): Promise<void> {
         xLabel: 'publishes',
         yLabel: 'MB',
         series: [
-          { name: 'RSS', points: samples.map((s) => [s.publish, s.rssBytes / 2 ** 20]) },
+          ...(before === null ? [] : [{ name: before.label, points: before.samples.map((s): [number, number] => [s.publish, s.rssBytes / 2 ** 20]) }]),
+          { name: a.label!, points: samples.map((s) => [s.publish, s.rssBytes / 2 ** 20]) },
           { name: 'retained generations', points: samples.filter((s) => s.retainedBytes !== null).map((s) => [s.publish, s.retainedBytes! / 2 ** 20]) },
           {
             name: 'bound: start RSS + budget + 10%',
@@ -127,10 +157,45 @@ function bound(first: Sample, s: Sample): number {
   return first.rssBytes * 1.1 + (s.budgetBytes ?? 0);
 }
 
-async function sample(base: string, agent: http.Agent, pid: number, n: number, t0: number): Promise<Sample> {
+/** A run written before (its soak.json): the series it drew, named by its label. */
+async function readRun(path: string): Promise<{ label: string; samples: Sample[] }> {
+  const r = JSON.parse(await readFile(path, 'utf8')) as { label?: string; samples: Sample[] };
+  return { label: r.label ?? path, samples: r.samples };
+}
+
+/**
+ * The snapshot's rows with `share` of one value column's cells changed (the first floating
+ * point column): a recomputation that revises a few figures, published as the whole
+ * generation (--replace), so every generation has the same size.
+ */
+function revised(input: Uint8Array, share: number, random: () => number): Uint8Array {
+  const table = tableFromIPC(input);
+  const field = table.schema.fields.find((f) => f.type.typeId === Type.Float);
+  if (field === undefined) throw new Error('--revise: the dataset has no floating point column');
+  for (const chunk of table.getChild(field.name)!.data) {
+    const values = chunk.values as Float32Array | Float64Array;
+    for (let i = 0; i < values.length; i++) if (random() < share) values[i] = values[i]! + 1 + random();
+  }
+  return tableToIPC(table, 'file');
+}
+
+/** Asks `path` until the server answers from `generation` (it polls every second): the answer hands out a cursor on it. */
+async function pageOf(base: string, agent: http.Agent, path: string, generation: number): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const r = await getRaw(base, agent, path, DEMO_KEY).catch(() => null);
+    if (r?.status === 200) {
+      const body = JSON.parse(r.text) as { metadata: { generation: number } };
+      if (body.metadata.generation >= generation) return;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${path}: generation ${generation} not served within a minute`);
+}
+
+async function sample(base: string, agent: http.Agent, pid: number, n: number, t0: number, dataset: string): Promise<Sample> {
   const mem = readMemory(pid);
   const status = await getJson(base, agent, '/admin/status', DEMO_ADMIN_KEY).catch(() => null);
-  const ds = (status?.['datasets'] as Array<Record<string, unknown>> | undefined)?.find((d) => d['dataset'] === `${PRODUCT}/${DATASET}`);
+  const ds = (status?.['datasets'] as Array<Record<string, unknown>> | undefined)?.find((d) => d['dataset'] === dataset);
   const proc = status?.['process'] as Record<string, number> | undefined;
   const retention = status?.['retention'] as Record<string, number> | undefined;
   return {
