@@ -29,6 +29,7 @@ import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import { LocalSource } from '../../src/source/local-source.js';
 import { cliPath } from '../lib/paths.js';
+import { serveArgv } from '../lib/demo-server.js';
 import { freePort, spawnLogged, waitFor200 } from '../lib/proc.js';
 
 const log = (m: string): void => void process.stderr.write(`[asof-join ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
@@ -179,20 +180,7 @@ async function main(): Promise<void> {
   await writeGeneration(new LocalSource(dir), { productId: 'gbsi_eu', dataset: 'system_stress' }, snapshot, 1, '2026-11-29T00:00:00Z');
   await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [{ id: 'bench', key: KEY, products: ['*'] }] }));
   const port = await freePort();
-  const server = spawnLogged([
-    process.execPath,
-    cliPath(),
-    'serve',
-    '--source',
-    dir,
-    '--keys',
-    join(dir, 'keys.json'),
-    '--port',
-    String(port),
-    '--no-access-log',
-    '--log-level',
-    'warn',
-  ]);
+  const server = spawnLogged(serveArgv(cliPath(), dir, port));
   const base = `http://127.0.0.1:${port}`;
   serverOutput = () => server.output();
   try {

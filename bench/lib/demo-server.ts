@@ -16,14 +16,9 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
-/** `extraArgs` are serve flags after --source, --keys, --port, --no-access-log and --log-level warn; `cli` another build's main.js. */
-export async function startDemoServer(name: string, extraArgs: readonly string[], cli = cliPath()): Promise<DemoServer> {
-  const demo = join(repoRoot(), '.demo-data');
-  await ensureDemoData(demo, silentLogger);
-  const dir = await mkdtemp(join(tmpdir(), `pitcache-${name}-`));
-  await cp(demo, dir, { recursive: true });
-  const port = await freePort();
-  const server = spawnLogged([
+/** `pitcache serve` of the folder `dir` (its keys in `dir/keys.json`) on `port`, quiet: the argv every bench server starts with. */
+export function serveArgv(cli: string, dir: string, port: number, extraArgs: readonly string[] = []): string[] {
+  return [
     process.execPath,
     cli,
     'serve',
@@ -36,9 +31,18 @@ export async function startDemoServer(name: string, extraArgs: readonly string[]
     '--no-access-log',
     '--log-level',
     'warn',
-    ...noDrainArgs(),
     ...extraArgs,
-  ]);
+  ];
+}
+
+/** `extraArgs` are serve flags after --source, --keys, --port, --no-access-log and --log-level warn; `cli` another build's main.js. */
+export async function startDemoServer(name: string, extraArgs: readonly string[], cli = cliPath()): Promise<DemoServer> {
+  const demo = join(repoRoot(), '.demo-data');
+  await ensureDemoData(demo, silentLogger);
+  const dir = await mkdtemp(join(tmpdir(), `pitcache-${name}-`));
+  await cp(demo, dir, { recursive: true });
+  const port = await freePort();
+  const server = spawnLogged(serveArgv(cli, dir, port, [...noDrainArgs(), ...extraArgs]));
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor200(`${base}/readyz`, server, 120_000);
