@@ -20,6 +20,7 @@ import type { GenerationSupply } from '../generations/generation-supply.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import { DatasetSlot } from '../generations/dataset-slot.js';
 import { createJoinEndpoint } from '../pipeline/join-endpoint.js';
+import { JoinRunner } from '../pipeline/join-runner.js';
 import { notServedHere } from './not-served.js';
 import type { RequestIds } from './request-ids.js';
 import { Router, type RouteAnswer, type RouteRequest } from './router.js';
@@ -52,11 +53,17 @@ export interface ApiDeps {
   readonly trustedProxies?: TrustedProxies;
   /** where generations this thread does not hold come from (contract 12); absent = nowhere */
   readonly supply?: GenerationSupply;
+  /** asof_join bodies (gzip undone) larger than this are joined on a join worker; absent = every join on this thread */
+  readonly joinInlineBytes?: number;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
 export interface ApiHandler extends Handler {
   readonly cacheStats: DataEndpoint['cacheStats'];
+  /** the join worker of this thread's large joins (tests read what it did); null = every join on this thread */
+  readonly joins: JoinRunner | null;
+  /** Stops what the handler runs beside the thread (its join worker). */
+  close(): Promise<void>;
 }
 
 const JSON_TYPE = 'application/json';
@@ -108,7 +115,8 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
     rowArena: deps.rowArena ?? null,
     supply: deps.supply ?? null,
   });
-  const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null);
+  const joins = deps.joinInlineBytes === undefined ? null : new JoinRunner();
+  const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null, { runner: joins, inlineBytes: deps.joinInlineBytes ?? Infinity });
   const routes = apiRoutes({ registry, keys, serveData, serveJoin, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry));
   /** the catalog the router's remembered paths and the metrics' labels are of (contract 13) */
@@ -258,5 +266,5 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
       return logged(tr, failure(e, tr), 'none', 0);
     }
   };
-  return Object.assign(handler, { cacheStats: serveData.cacheStats });
+  return Object.assign(handler, { cacheStats: serveData.cacheStats, joins, close: async () => joins?.close() });
 }

@@ -52,6 +52,12 @@ export interface BodySource {
    * read by the client), or BodyAborted when the client went away.
    */
   read(maxBytes: number): Promise<Uint8Array>;
+  /**
+   * Aborts when the client goes away, at any time after `read` was called (while the body
+   * comes or while the answer is computed): work for it can stop. Absent on a transport
+   * that cannot tell.
+   */
+  readonly gone?: AbortSignal;
 }
 
 export class BodyTooLarge extends Error {

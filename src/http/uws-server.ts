@@ -328,10 +328,12 @@ function bodySource(res: UwsResponse, req: UwsRequest, flight: Flight, inFlight:
   const contentEncoding = req.getHeader('content-encoding');
   const contentLength = req.getHeader('content-length');
   let asked = false;
+  const gone = new AbortController();
   return {
     contentType,
     contentEncoding,
     contentLength,
+    gone: gone.signal,
     read(maxBytes: number): Promise<Uint8Array> {
       if (asked) return Promise.reject(new Error('internal: a body is read once'));
       asked = true;
@@ -350,6 +352,7 @@ function bodySource(res: UwsResponse, req: UwsRequest, flight: Flight, inFlight:
             done = true;
             reject(new BodyAborted());
           }
+          gone.abort();
         });
         res.onData((chunk, isLast) => {
           if (done) return;

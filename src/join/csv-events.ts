@@ -8,6 +8,9 @@ const COMMA = 0x2c;
 const LF = 0x0a;
 const CR = 0x0d;
 const decoder = new TextDecoder();
+/** rows between two looks at whether the join is still wanted (a power of two) */
+const CHECK_ROWS = 65_536;
+const noCheck = (): void => {};
 
 /**
  * Events from a CSV body (RFC 4180, a header row; lines end in LF or CRLF). Cells are read
@@ -15,7 +18,7 @@ const decoder = new TextDecoder();
  * (byte-interner.ts), so a passthrough cell comes back as the text given. An empty
  * unquoted cell is null (a missing `at` or key); `""` is the empty string.
  */
-export function csvEvents(body: Uint8Array, schema: EventSchema): EventBatch {
+export function csvEvents(body: Uint8Array, schema: EventSchema, check: () => void = noCheck): EventBatch {
   const reader = new CsvCells(body);
   const names: string[] = [];
   if (!reader.nextCell()) throw badEvents('the CSV body is empty: a header row naming "at" and the series-key columns comes first');
@@ -38,6 +41,8 @@ export function csvEvents(body: Uint8Array, schema: EventSchema): EventBatch {
     // A last line break followed by nothing ends the body; an empty line elsewhere is a row with empty cells.
     if (reader.endOfRow && reader.empty && !reader.quoted && reader.atEnd) break;
     if (row === MAX_EVENTS) throw tooManyEvents();
+    // A long parse looks, every CHECK_ROWS rows, whether it is still wanted.
+    if ((row & (CHECK_ROWS - 1)) === CHECK_ROWS - 1) check();
     if (row === cap) {
       cap = Math.min(MAX_EVENTS, cap * 2);
       atUs = grownF64(atUs, cap);

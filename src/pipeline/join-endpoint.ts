@@ -1,30 +1,17 @@
 import { brotliCompress, constants as zlibConstants, gunzip, gzip } from 'node:zlib';
-import { ArrowFormatWriter } from '../format/arrow/arrow-writer.js';
-import { CsvFormatWriter } from '../format/csv/csv-writer.js';
 import type { Encoding } from '../format/encoded-body.js';
 import { writeEnvelopeHeaders } from '../format/envelope-headers.js';
-import type { FormatWriter } from '../format/format-writer.js';
 import { HeaderWriter } from '../format/header-writer.js';
-import { JsonFormatWriter } from '../format/json/json-writer.js';
-import { negotiateEncoding, negotiateFormat, type Format } from '../format/negotiate.js';
+import { CONTENT_TYPES, negotiateEncoding, negotiateFormat } from '../format/negotiate.js';
 import { splitPresentation } from '../format/presentation.js';
-import { parseProjection } from '../format/projection.js';
-import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../format/resolved-page.js';
+import { dataAgeHours } from '../format/resolved-page.js';
 import { ApiError } from '../errors.js';
 import { ownedBlock } from '../http/header-block.js';
 import { BodyAborted, BodyTooLarge, type HttpRequest } from '../http/types.js';
-import { arrowEvents } from '../join/arrow-events.js';
-import { asofJoin } from '../join/asof-join.js';
-import { csvEvents } from '../join/csv-events.js';
-import { MAX_EVENTS, type EventBatch, type EventSchema } from '../join/event-batch.js';
-import { joinColumns } from '../join/join-answer.js';
-import { jsonEvents } from '../join/json-events.js';
+import { MAX_EVENTS } from '../join/event-batch.js';
+import { computeJoin, joinMeta, type BodyFormat, type JoinRequest } from '../join/join-compute.js';
 import { parseJoinQuery } from '../join/parse-join-query.js';
-import { beforeFloorError } from '../query/query-params.js';
-import { ByteWriter } from '../render/byte-writer.js';
-import type { ExtensionValue } from '../render/envelope.js';
 import type { Clock } from '../time/clock.js';
-import { formatIsoMicros } from '../time/instant.js';
 import type { DataAnswer } from './data-answer.js';
 import { MissingGeneration, pin, type LocatedQuery, type PinContext, type PinnableQuery } from './data-page.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
@@ -32,6 +19,7 @@ import type { DatasetSlot } from '../generations/dataset-slot.js';
 import type { Generation } from '../generations/generation.js';
 import { unavailable } from './generation-fetch.js';
 import type { GenerationSupply } from '../generations/generation-supply.js';
+import type { JoinRunner } from './join-runner.js';
 import type { Mutable } from '../mutable.js';
 
 /** Contract 15: the body as sent, before gzip is undone. */
@@ -40,10 +28,11 @@ export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 const MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
 /** Bodies under this go out plain whatever Accept-Encoding says (as data-endpoint.ts). */
 const COMPRESS_MIN_BYTES = 1024;
-
-type BodyFormat = 'csv' | 'json' | 'arrow';
-
-const JOIN_EXTENSIONS = ['generation', 'vintage_floor', 'floor_applied'] as const;
+/** Where joins are computed: bodies up to `inlineBytes` here, larger ones on `runner` (null: every join here). */
+export interface JoinPlacement {
+  readonly runner: JoinRunner | null;
+  readonly inlineBytes: number;
+}
 
 /** `POST /{product}/{dataset}/asof_join` (contract 15): the request in, the answer (always later: the body comes first) out. */
 export type JoinEndpoint = (slot: DatasetSlot, req: HttpRequest, recordId: string) => Promise<DataAnswer>;
@@ -53,10 +42,15 @@ export type JoinEndpoint = (slot: DatasetSlot, req: HttpRequest, recordId: strin
  * serving thread. Everything the request needs after the body has come is read from it
  * before (uWS: the request object is gone after the handler returns); the answer is owned.
  * The 400s of the query, an unusable Content-Type or Content-Encoding (415) and an
- * announced body over the limit (413) are answered before any of the body is read.
+ * announced body over the limit (413) are answered before any of the body is read. A large
+ * body is joined off this thread (join-runner.ts), and stopped there if its client goes away.
  */
-export function createJoinEndpoint(registry: DatasetRegistry, clock: Clock, supply: GenerationSupply | null): JoinEndpoint {
-  const writers: Readonly<Record<Format, FormatWriter>> = { json: new JsonFormatWriter(), csv: new CsvFormatWriter(), arrow: new ArrowFormatWriter() };
+export function createJoinEndpoint(
+  registry: DatasetRegistry,
+  clock: Clock,
+  supply: GenerationSupply | null,
+  placement: JoinPlacement = { runner: null, inlineBytes: Infinity },
+): JoinEndpoint {
   const headers = new HeaderWriter();
 
   return (slot, req, recordId) => {
@@ -72,6 +66,7 @@ export function createJoinEndpoint(registry: DatasetRegistry, clock: Clock, supp
     if (/^\d+$/.test(body.contentLength) && Number(body.contentLength) > MAX_BODY_BYTES) throw tooLarge();
     const path = req.path;
     const rawQuery = req.rawQuery;
+    const gone = body.gone;
     const read = body.read(MAX_BODY_BYTES);
     return read
       .then(
@@ -85,62 +80,34 @@ export function createJoinEndpoint(registry: DatasetRegistry, clock: Clock, supp
       .then(async (bytes) => {
         const gen = await generationOf(slot, query.generation);
         const table = gen.table;
-        const reserved = new Set<string>([...table.columns.map((c) => c.name), 'floor_applied']);
-        const schema: EventSchema = { seriesKey: table.seriesKey, reserved };
-        const events = parseEvents(bodyFormat, bytes, schema);
-        if (events.count > MAX_EVENTS) throw new ApiError('payload_too_large', `at most ${MAX_EVENTS} events per request`);
-        const floorUs = slot.floorUs;
-        if (query.beforeFloor === 'error') {
-          const first = firstBefore(events, floorUs);
-          if (first >= 0) throw beforeFloorError(slot.product, `event ${first} (at ${formatIsoMicros(events.atUs[first]!)}) is`);
-        }
-        const projection =
-          columnsParam === undefined
-            ? null
-            : parseProjection(
-                columnsParam,
-                table.columns.map((c) => c.name),
-                table.seriesKey,
-              );
-        const stored = projection === null ? table.columns : projection.map((i) => table.columns[i]!);
-        const join = asofJoin(table, events, {
+        const request: JoinRequest = {
+          bodyFormat,
+          format,
+          columns: columnsParam,
           maxAgeDays: query.maxAgeDays,
-          floorUs,
-          skipBeforeFloor: query.beforeFloor === 'skip',
-          filters: slot.product.filters,
-        });
-        const columns = joinColumns(events, stored, table.seriesKey, join);
-        const extensionValues: ExtensionValue[] = [gen.number, slot.product.floor, join.anyBeforeFloor];
-        const meta: PageMeta = {
-          productId: slot.product.id,
-          count: events.count,
-          totalCount: join.matched,
-          nextCursor: null,
+          beforeFloor: query.beforeFloor,
+          product: slot.product,
+          floorUs: slot.floorUs,
           generation: gen.number,
-          dataLatestDate: table.latestDateByThr.query(Infinity),
-          maxObservedUs: table.maxObservedByThr.query(Infinity),
-          asOfUs: null,
-          floorApplied: join.anyBeforeFloor,
-          extensionKeys: JOIN_EXTENSIONS,
-          extensionValues,
+          retrievedAtUs: clock.now() * 1000,
+          recordId,
         };
-        const page: ResolvedPage = { meta, view: { columns, rows: join.rows, count: events.count, seriesKey: table.seriesKey } };
-        const stamp: RequestStamp = { retrievedAtUs: clock.now() * 1000, recordId };
-        const writer = writers[format];
-        const out = new ByteWriter(Math.max(64 * 1024, events.count * 64));
-        writer.writePrefix(out, meta, writer.shapeOf(page.view), stamp);
-        writer.writeMiddle(out, page);
-        writer.writeSuffix(out, meta, stamp);
-        let payload: Uint8Array = out.view();
+        const runner = placement.runner;
+        const out =
+          runner === null || bytes.byteLength <= placement.inlineBytes
+            ? computeJoin(table, bytes, request)
+            : await runner.run(table, gen.uid, bytes, request, gone);
+        const meta = joinMeta(table, request, out.count, out.matched, out.anyBeforeFloor);
+        let payload: Uint8Array = out.body;
         let used: Encoding | null = encoding !== null && payload.byteLength >= COMPRESS_MIN_BYTES ? encoding : null;
-        // The writer is this request's own: its bytes are the answer, owned as an async answer must be.
+        // The answer is this request's own (computed for it): owned as an async answer must be.
         if (used !== null) payload = await compressed(payload, used);
         headers.reset();
         headers.start('vary').ascii('Accept, Accept-Encoding');
         if (used !== null) headers.start('content-encoding').ascii(used);
         writeEnvelopeHeaders(headers, meta, dataAgeHours(meta, clock.now() * 1000), path, rawQuery);
         used = null;
-        return { status: 200 as const, headerBlock: ownedBlock(headers.block()), contentType: writer.contentType, body: payload, rows: events.count, format };
+        return { status: 200 as const, headerBlock: ownedBlock(headers.block()), contentType: CONTENT_TYPES[format], body: payload, rows: out.count, format };
       });
   };
 
@@ -187,17 +154,6 @@ function contentEncodingOf(contentEncoding: string): boolean {
   throw new ApiError('unsupported_media_type', `Content-Encoding must be gzip (or none), not ${JSON.stringify(contentEncoding)}`);
 }
 
-function parseEvents(format: BodyFormat, bytes: Uint8Array, schema: EventSchema): EventBatch {
-  switch (format) {
-    case 'csv':
-      return csvEvents(bytes, schema);
-    case 'json':
-      return jsonEvents(bytes, schema);
-    case 'arrow':
-      return arrowEvents(bytes, schema);
-  }
-}
-
 /** gzip undone on the thread pool, bounded (a small body cannot claim unbounded memory). */
 function inflate(bytes: Uint8Array): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
@@ -217,10 +173,4 @@ function compressed(bytes: Uint8Array, encoding: Encoding): Promise<Uint8Array> 
     if (encoding === 'gzip') gzip(bytes, { level: 1 }, done);
     else brotliCompress(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }, done);
   });
-}
-
-/** The first event before the floor, or -1. */
-function firstBefore(events: EventBatch, floorUs: number): number {
-  for (let i = 0; i < events.count; i++) if (events.atUs[i]! < floorUs) return i;
-  return -1;
 }

@@ -35,6 +35,8 @@ export interface ServingInit {
   readonly authFailures: AuthFailureMemory;
   /** `--trusted-proxies` as given (TrustedProxies.text) */
   readonly trustedProxies: string;
+  /** asof_join bodies larger than this are joined on the thread's join worker (Infinity: none) */
+  readonly joinInlineBytes: number;
 }
 
 /**

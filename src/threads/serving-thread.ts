@@ -35,10 +35,15 @@ export interface ServingThread {
   readonly accessLog: AccessLog | null;
   readonly host: string;
   readonly port: number;
+  /** asof_join bodies (gzip undone) larger than this are joined on this thread's join worker (Infinity: none) */
+  readonly joinInlineBytes: number;
 }
 
 /** A serving thread's API handler, its metrics attached to it, listening through `transport` (uWS's listen, or a test's in-process one): the one set-up of a serving thread. */
-export function serveThread<L>(t: ServingThread, transport: (handler: Handler, opts: ListenOptions) => Promise<L>): Promise<L> {
+export async function serveThread<L extends { close(): void | Promise<void> }>(
+  t: ServingThread,
+  transport: (handler: Handler, opts: ListenOptions) => Promise<L>,
+): Promise<L> {
   const access = t.accessLog;
   const handler = createApiHandler({
     registry: t.registry,
@@ -55,11 +60,20 @@ export function serveThread<L>(t: ServingThread, transport: (handler: Handler, o
     trustedProxies: t.trustedProxies,
     supply: t.supply,
     ...(access === null ? {} : { access: (r) => access.write(r) }),
+    ...(Number.isFinite(t.joinInlineBytes) ? { joinInlineBytes: t.joinInlineBytes } : {}),
   });
   t.metrics.attach(handler);
-  return transport(handler, {
+  const listener = await transport(handler, {
     host: t.host,
     port: t.port,
     onError: (err, requestId) => t.log.error('transport fault', { record_id: requestId, error: String(err) }),
   });
+  // Closing the listener also stops the handler's join worker.
+  return {
+    ...listener,
+    close: async () => {
+      await listener.close();
+      await handler.close();
+    },
+  };
 }

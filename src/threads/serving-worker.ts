@@ -105,6 +105,7 @@ port.on('message', (m: ToServing) => {
           accessLog,
           host: m.host,
           port: m.port,
+          joinInlineBytes: m.joinInlineBytes,
         },
         listen,
       ).then(

@@ -63,6 +63,12 @@ export interface StartOptions {
   readonly build?: 'worker' | 'inline';
   /** serving threads; 1 (default) serves on this thread */
   readonly workers?: number;
+  /**
+   * asof_join bodies (gzip undone) larger than this are joined on a join worker of the
+   * serving thread, smaller ones on it (default 256 KiB: docs/decisions.md#join-off-thread);
+   * Infinity = every join on the serving thread
+   */
+  readonly joinInlineBytes?: number;
   /** log level of serving threads (they cannot share this thread's logger object); null = silent */
   readonly logLevel?: LogLevel | null;
   /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
@@ -119,6 +125,12 @@ export interface RunningServer {
   replaceKeys(keys: KeysConfig): void;
   close(): Promise<void>;
 }
+
+/**
+ * asof_join bodies (gzip undone) up to this are joined on the serving thread: a few thousand
+ * events, a few milliseconds. Larger ones go to its join worker (docs/decisions.md#join-off-thread).
+ */
+export const DEFAULT_JOIN_INLINE_BYTES = 256 * 1024;
 
 const OFF: AuthFailLimit = { count: 0, windowMs: 60_000 };
 
@@ -199,6 +211,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   // One failed-authentication table for every serving thread: the limit holds per address whatever --workers is.
   const authFailLimit = opts.authFailLimit ?? OFF;
   const authFailures = authFailureMemory(authFailLimit);
+  const joinInlineBytes = opts.joinInlineBytes ?? DEFAULT_JOIN_INLINE_BYTES;
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(
@@ -218,6 +231,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         authFailLimit,
         authFailures,
         trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
+        joinInlineBytes,
       },
       admin,
       retained,
@@ -242,6 +256,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         accessLog: access,
         host: opts.host,
         port: opts.port,
+        joinInlineBytes,
       },
       opts.transport ?? listen,
     );
