@@ -63,38 +63,24 @@ describe('the OpenAPI document', () => {
   });
 
   it.each([
-    ['/{product_id}/{dataset_name}', 'get', '/pemi/grid_stress?latest=false&limit=2', TEST_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/pemi/grid_stress?as_of=2026-03-03&columns=value', TEST_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/pemi/grid_stress?limit=0', TEST_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/pemi/grid_stress?nope=1', TEST_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/pemi/grid_stress', null],
-    ['/{product_id}/{dataset_name}', 'get', '/glmi/marginality', EU_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/nope/grid_stress', TEST_KEY],
-    ['/{product_id}/{dataset_name}', 'get', '/glmi/marginality', TEST_KEY],
-    [
-      '/{product_id}/{dataset_name}/walk_forward',
-      'get',
-      '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&window=1&limit=3',
-      TEST_KEY,
-    ],
-    [
-      '/{product_id}/{dataset_name}/walk_forward',
-      'get',
-      '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&columns=value',
-      TEST_KEY,
-    ],
-    ['/{product_id}/{dataset_name}/walk_forward', 'get', '/pemi/grid_stress/walk_forward?decision_from=2026-03-02', TEST_KEY],
-    [
-      '/{product_id}/{dataset_name}/walk_forward',
-      'get',
-      '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&as_of=2026-03-02',
-      TEST_KEY,
-    ],
-    ['/{product_id}/{dataset_name}/walk_forward', 'get', '/glmi/marginality/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04', TEST_KEY],
-    ['/{product_id}/{dataset_name}/vintages', 'get', '/pemi/grid_stress/vintages?limit=2', TEST_KEY],
-    ['/{product_id}/{dataset_name}/vintages', 'get', '/pemi/grid_stress/vintages?as_of=2026-03-03&release=first', TEST_KEY],
-    ['/{product_id}/{dataset_name}/vintages', 'get', '/pemi/grid_stress/vintages?release=last', TEST_KEY],
-    ['/{product_id}/{dataset_name}/vintages', 'get', '/pemi/grid_stress/vintages', null],
+    ['/pemi/grid_stress', 'get', '/pemi/grid_stress?latest=false&limit=2', TEST_KEY],
+    ['/pemi/grid_stress', 'get', '/pemi/grid_stress?as_of=2026-03-03&columns=value', TEST_KEY],
+    ['/pemi/grid_stress', 'get', '/pemi/grid_stress?limit=0', TEST_KEY],
+    ['/pemi/grid_stress', 'get', '/pemi/grid_stress?nope=1', TEST_KEY],
+    ['/pemi/grid_stress', 'get', '/pemi/grid_stress', null],
+    ['/glmi/marginality', 'get', '/glmi/marginality', EU_KEY],
+    // a path naming no dataset has no path of its own: its 404 is any data path's
+    ['/pemi/grid_stress', 'get', '/nope/grid_stress', TEST_KEY],
+    ['/glmi/marginality', 'get', '/glmi/marginality', TEST_KEY],
+    ['/pemi/grid_stress/walk_forward', 'get', '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&window=1&limit=3', TEST_KEY],
+    ['/pemi/grid_stress/walk_forward', 'get', '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&columns=value', TEST_KEY],
+    ['/pemi/grid_stress/walk_forward', 'get', '/pemi/grid_stress/walk_forward?decision_from=2026-03-02', TEST_KEY],
+    ['/pemi/grid_stress/walk_forward', 'get', '/pemi/grid_stress/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04&as_of=2026-03-02', TEST_KEY],
+    ['/glmi/marginality/walk_forward', 'get', '/glmi/marginality/walk_forward?decision_from=2026-03-02&decision_to=2026-03-04', TEST_KEY],
+    ['/pemi/grid_stress/vintages', 'get', '/pemi/grid_stress/vintages?limit=2', TEST_KEY],
+    ['/pemi/grid_stress/vintages', 'get', '/pemi/grid_stress/vintages?as_of=2026-03-03&release=first', TEST_KEY],
+    ['/pemi/grid_stress/vintages', 'get', '/pemi/grid_stress/vintages?release=last', TEST_KEY],
+    ['/pemi/grid_stress/vintages', 'get', '/pemi/grid_stress/vintages', null],
     ['/healthz', 'get', '/healthz', null],
     ['/readyz', 'get', '/readyz', null],
     ['/openapi.json', 'get', '/openapi.json', null],
@@ -110,14 +96,14 @@ describe('the OpenAPI document', () => {
   });
 
   it('405, 406 and 429 answers match too', async () => {
-    expect(await check('/{product_id}/{dataset_name}', 'get', await get('/pemi/grid_stress', TEST_KEY, { headers: { accept: 'text/html' } }))).toEqual([]);
+    expect(await check('/pemi/grid_stress', 'get', await get('/pemi/grid_stress', TEST_KEY, { headers: { accept: 'text/html' } }))).toEqual([]);
     const post = await get('/pemi/grid_stress', TEST_KEY, { method: 'POST' });
     expect(post.status).toBe(405);
-    expect(await check('/{product_id}/{dataset_name}', 'get', post)).toEqual([]);
+    expect(await check('/pemi/grid_stress', 'get', post)).toEqual([]);
     await get('/pemi/grid_stress', 'slow-key');
     const limited = await get('/pemi/grid_stress', 'slow-key');
     expect(limited.status).toBe(429);
-    expect(await check('/{product_id}/{dataset_name}', 'get', limited)).toEqual([]);
+    expect(await check('/pemi/grid_stress', 'get', limited)).toEqual([]);
   });
 
   it('a wrong body fails validation (the check is real)', async () => {

@@ -9,14 +9,14 @@ import type { DataEndpoint } from '../pipeline/data-answer.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import type { DatasetSlot } from '../generations/dataset-slot.js';
 import type { JoinEndpoint } from '../pipeline/join-endpoint.js';
-import openapi from '../openapi/openapi.json' with { type: 'json' };
+import { servedDocument, type ServedDocument } from '../openapi/catalog-openapi.js';
+import { ifNoneMatchHits } from '../format/etag.js';
 import { healthBody, readinessBody } from './readiness.js';
 import { route, type AnyRoute, type RouteAnswer } from './router.js';
 
 const JSON_TYPE = 'application/json';
 
-/** The OpenAPI 3.1 document of this API (docs/ and the typed client come from it), serialised once. */
-const OPENAPI_BODY = Buffer.from(JSON.stringify(openapi));
+const EMPTY = new Uint8Array(0);
 
 export interface RouteDeps {
   readonly registry: DatasetRegistry;
@@ -41,10 +41,19 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
 
   const json = (body: Uint8Array, status = 200): RouteAnswer => ({ status, contentType: JSON_TYPE, body });
 
+  /** The OpenAPI document of the catalog in force (contract 13), made again when a new catalog is applied on this thread. */
+  let openapi: ServedDocument | null = null;
+  const openapiAnswer = (ifNoneMatch: string): RouteAnswer => {
+    if (openapi?.catalog !== registry.catalog) openapi = servedDocument(registry.catalog);
+    const headers: ReadonlyArray<readonly [string, string]> = [['ETag', openapi.etag]];
+    if (ifNoneMatchHits(ifNoneMatch, openapi.etag)) return { status: 304, contentType: JSON_TYPE, body: EMPTY, headers };
+    return { status: 200, contentType: JSON_TYPE, body: openapi.body, headers };
+  };
+
   const routes: AnyRoute[] = [
     route({ method: 'GET', pattern: '/healthz', public: true, handler: () => json(healthBody()) }),
     route({ method: 'GET', pattern: '/readyz', public: true, handler: () => json(readinessBody(registry), registry.readyForTraffic ? 200 : 503) }),
-    route({ method: 'GET', pattern: '/openapi.json', public: true, handler: () => json(OPENAPI_BODY) }),
+    route({ method: 'GET', pattern: '/openapi.json', public: true, handler: ({ req }) => openapiAnswer(req.ifNoneMatch) }),
     ...exploreRoutes(),
     // Any valid key; each sees the datasets it may read (contract 13). JSON whatever Accept says.
     route({ method: 'GET', pattern: '/catalog', handler: ({ keyIndex }) => json(catalogBody(registry, keys, keyIndex)) }),

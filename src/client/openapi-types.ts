@@ -108,7 +108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document, for the catalog in force
+         * @description One path per dataset of the catalog in force and endpoint, with that product's filter parameters (contract 13); regenerated when the catalog changes, within one refresh interval.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -586,9 +589,9 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Product id. */
-        Product: "gbsi_eu" | "pemi" | "glmi" | "wrsi" | "wssi_us";
-        /** @description Dataset name within the product. */
+        /** @description Product id, one the catalog in force names (GET /catalog lists those this key may read). The document served at GET /openapi.json has one path per dataset of the catalog in force instead of this template. */
+        Product: string;
+        /** @description Dataset name within the product, as the catalog in force names it. */
         Dataset: string;
         /** @description YYYY-MM-DD (end of that UTC day) or RFC 3339 instant with Z or offset. Floor-clamped for observed time only (docs/time-semantics.md#visibility). */
         AsOf: string;
@@ -610,7 +613,7 @@ export interface components {
         Columns: string;
         /** @description Wins over Accept. */
         Format: "json" | "csv" | "arrow";
-        /** @description Series-key filters of the product (country, bidding_zone, basin, geography, region_type, region_id); comma-separated value list means any of these. */
+        /** @description Series-key filters of the product, as the catalog in force names them (GET /catalog: filters; GET /openapi.json: one parameter each per dataset); a comma-separated value list means any of these. */
         Filter: {
             [key: string]: string;
         };
@@ -677,6 +680,8 @@ export interface components {
         CacheControl: string;
         /** @description Contract 16: true when the answer's as_of, or any of its decision dates or events, lies strictly before the end of the product's vintage-floor day (the rows then hold the state held at the floor: values that may have been observed later), whatever before_floor says. */
         FloorApplied: "true" | "false";
+        /** @description Strong ETag of this document: it changes when the catalog in force changes (contract 13). */
+        DocumentETag: string;
     };
     pathItems: never;
 }
@@ -695,7 +700,7 @@ export interface operations {
                 date_to?: components["parameters"]["DateTo"];
                 /** @description Rows per page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Series-key filters of the product (country, bidding_zone, basin, geography, region_type, region_id); comma-separated value list means any of these. */
+                /** @description Series-key filters of the product, as the catalog in force names them (GET /catalog: filters; GET /openapi.json: one parameter each per dataset); a comma-separated value list means any of these. */
                 filters?: components["parameters"]["Filter"];
                 /** @description Comma-separated columns; date and series-key columns are always included. */
                 columns?: components["parameters"]["Columns"];
@@ -715,9 +720,9 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Product id. */
+                /** @description Product id, one the catalog in force names (GET /catalog lists those this key may read). The document served at GET /openapi.json has one path per dataset of the catalog in force instead of this template. */
                 product_id: components["parameters"]["Product"];
-                /** @description Dataset name within the product. */
+                /** @description Dataset name within the product, as the catalog in force names it. */
                 dataset_name: components["parameters"]["Dataset"];
             };
             cookie?: never;
@@ -786,7 +791,7 @@ export interface operations {
                 window?: components["parameters"]["Window"];
                 /** @description Rows per page. */
                 limit?: components["parameters"]["BigLimit"];
-                /** @description Series-key filters of the product (country, bidding_zone, basin, geography, region_type, region_id); comma-separated value list means any of these. */
+                /** @description Series-key filters of the product, as the catalog in force names them (GET /catalog: filters; GET /openapi.json: one parameter each per dataset); a comma-separated value list means any of these. */
                 filters?: components["parameters"]["Filter"];
                 /** @description Comma-separated columns; date and series-key columns are always included. */
                 columns?: components["parameters"]["Columns"];
@@ -808,9 +813,9 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Product id. */
+                /** @description Product id, one the catalog in force names (GET /catalog lists those this key may read). The document served at GET /openapi.json has one path per dataset of the catalog in force instead of this template. */
                 product_id: components["parameters"]["Product"];
-                /** @description Dataset name within the product. */
+                /** @description Dataset name within the product, as the catalog in force names it. */
                 dataset_name: components["parameters"]["Dataset"];
             };
             cookie?: never;
@@ -879,7 +884,7 @@ export interface operations {
                 release?: components["parameters"]["Release"];
                 /** @description Rows per page. */
                 limit?: components["parameters"]["BigLimit"];
-                /** @description Series-key filters of the product (country, bidding_zone, basin, geography, region_type, region_id); comma-separated value list means any of these. */
+                /** @description Series-key filters of the product, as the catalog in force names them (GET /catalog: filters; GET /openapi.json: one parameter each per dataset); a comma-separated value list means any of these. */
                 filters?: components["parameters"]["Filter"];
                 /** @description Comma-separated columns; date and series-key columns are always included. */
                 columns?: components["parameters"]["Columns"];
@@ -899,9 +904,9 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Product id. */
+                /** @description Product id, one the catalog in force names (GET /catalog lists those this key may read). The document served at GET /openapi.json has one path per dataset of the catalog in force instead of this template. */
                 product_id: components["parameters"]["Product"];
-                /** @description Dataset name within the product. */
+                /** @description Dataset name within the product, as the catalog in force names it. */
                 dataset_name: components["parameters"]["Dataset"];
             };
             cookie?: never;
@@ -978,9 +983,9 @@ export interface operations {
                 "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
             };
             path: {
-                /** @description Product id. */
+                /** @description Product id, one the catalog in force names (GET /catalog lists those this key may read). The document served at GET /openapi.json has one path per dataset of the catalog in force instead of this template. */
                 product_id: components["parameters"]["Product"];
-                /** @description Dataset name within the product. */
+                /** @description Dataset name within the product, as the catalog in force names it. */
                 dataset_name: components["parameters"]["Dataset"];
             };
             cookie?: never;
@@ -1074,7 +1079,10 @@ export interface operations {
     openapi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A previous ETag: 304 when unchanged. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1084,11 +1092,21 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["DocumentETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag still names this document. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["DocumentETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
