@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import type { Column } from '../src/store/column.js';
 import { buildStringDictionary } from '../src/store/string-dictionary.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import { rng } from '../test/support/rng.js';
 
 const ROWS = 10_000;

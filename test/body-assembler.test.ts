@@ -5,7 +5,7 @@ import type { PageMeta, RequestStamp } from '../src/format/resolved-page.js';
 import { ArrowFormatWriter } from '../src/format/arrow/arrow-writer.js';
 import { CsvFormatWriter } from '../src/format/csv/csv-writer.js';
 import { JsonFormatWriter } from '../src/format/json/json-writer.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 import { BodyAssembler } from '../src/cache/body-assembler.js';
 import { RequestIds } from '../src/api/request-ids.js';
 import { HEAD_PAGE_BYTES } from '../src/cache/head-arena.js';

@@ -107,7 +107,7 @@ async function checkChain(snap: GeneratedSnapshot, query: string, limit: number,
       return `${at}: count ${env.count}, has_more ${env.has_more}; expected ${want.length} of ${exp.totalCount} after ${served}`;
     }
     for (let i = 0; i < want.length; i++) {
-      // As text: the model keeps a stored -0, which JSON writes as 0 (render/format-float.ts).
+      // As text: the model keeps a stored -0, which JSON writes as 0 (format/bytes/format-float.ts).
       if (JSON.stringify(env.data[i]) !== JSON.stringify(want[i]))
         return `${at}: row ${served + i}\n  expected ${JSON.stringify(want[i])}\n  actual   ${JSON.stringify(env.data[i])}`;
     }

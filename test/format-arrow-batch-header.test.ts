@@ -11,7 +11,7 @@
 import { Message, MessageHeader, type RecordBatch } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { BatchHeader } from '../src/format/arrow/batch-header.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 
 interface Decoded {
   nodes: Array<{ length: number; nullCount: number }>;

@@ -37,7 +37,7 @@ import { writeArrowStream } from '../src/format/arrow/ipc-stream.js';
 import { ArrowLayout } from '../src/format/arrow/arrow-layout.js';
 import { SchemaMessage } from '../src/format/arrow/schema-message.js';
 import type { OutputColumn, PageView } from '../src/format/page-view.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 import type { Column } from '../src/store/column.js';
 
 const utf8 = (values: string[]): Column => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { arrowStreamBytes, writeArrowStream } from '../src/format/arrow/ipc-stream.js';
 import { ArrowLayout } from '../src/format/arrow/arrow-layout.js';
 import type { OutputColumn, PageView } from '../src/format/page-view.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 import type { Column, StringDictionary } from '../src/store/column.js';
 
 function dict(values: string[]): StringDictionary {

@@ -12,7 +12,7 @@ import { arrowStreamBytes } from '../src/format/arrow/ipc-stream.js';
 import { ArrowLayout } from '../src/format/arrow/arrow-layout.js';
 import type { OutputColumn, PageView } from '../src/format/page-view.js';
 import type { PageMeta, RequestStamp } from '../src/format/resolved-page.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 import type { Column } from '../src/store/column.js';
 
 const stored: Column[] = [

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { CsvLayout } from '../src/format/csv/csv-layout.js';
 import type { OutputColumn } from '../src/format/page-view.js';
 import { JsonFormatWriter } from '../src/format/json/json-writer.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { ROW_SLOT_BYTES } from '../src/render/row-arena.js';
-import { RowCache } from '../src/render/row-cache.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { ROW_SLOT_BYTES } from '../src/format/arenas/row-arena.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
 import type { Column, Date32Column, StringDictionary, TimestampColumn } from '../src/store/column.js';
 import { rowRequests, rowTable } from './support/row-tables.js';
 

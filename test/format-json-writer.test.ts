@@ -3,9 +3,9 @@ import { JsonLayouts, MAX_LAYOUTS_PER_TABLE } from '../src/format/json/json-layo
 import { JsonFormatWriter } from '../src/format/json/json-writer.js';
 import type { OutputColumn, PageView } from '../src/format/page-view.js';
 import type { PageMeta } from '../src/format/resolved-page.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { RowCache } from '../src/render/row-cache.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import type { Column, Date32Column, TimestampColumn } from '../src/store/column.js';
 import { buildStringDictionary } from '../src/store/string-dictionary.js';
 import { rng } from './support/rng.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeHead } from '../src/format/encoded-body.js';
 import type { PageMeta } from '../src/format/resolved-page.js';
 import type { Mutable } from '../src/mutable.js';
-import { InstantMicros, type ExtensionValue } from '../src/render/envelope.js';
+import { InstantMicros, type ExtensionValue } from '../src/format/resolved-page.js';
 import { HEAD_PAGE_BYTES, HeadArena } from '../src/cache/head-arena.js';
 import { RequestKey } from '../src/cache/request-key.js';
 import { ResponseCache } from '../src/cache/response-cache.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputColumn } from '../src/format/page-view.js';
 import { ownedMeta, type PageMeta } from '../src/format/resolved-page.js';
-import { InstantMicros } from '../src/render/envelope.js';
+import { InstantMicros } from '../src/format/resolved-page.js';
 import { PageScratch } from '../src/pipeline/page-scratch.js';
 import type { BoolColumn, Date32Column, FloatColumn } from '../src/store/column.js';
 

@@ -11,7 +11,7 @@ import type { PageMeta, RequestStamp } from '../src/format/resolved-page.js';
 import type { HttpRequest } from '../src/http/types.js';
 import type { DataAnswer } from '../src/pipeline/data-answer.js';
 import { ownAcrossAwait, ownAnswer } from '../src/pipeline/ownership.js';
-import { InstantMicros } from '../src/render/envelope.js';
+import { InstantMicros } from '../src/format/resolved-page.js';
 import type { Mutable } from '../src/mutable.js';
 
 function request(path: string): Mutable<HttpRequest> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 
 const text = (out: ByteWriter): string => Buffer.from(out.view()).toString('utf8');
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { InstantMicros, restampEnvelopeMetadata, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/render/envelope.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { restampEnvelopeMetadata, writeEnvelope, writeEnvelopeHead, writeEnvelopeMetadata, type EnvelopeMeta } from '../src/format/json/envelope.js';
 import { RequestIds } from '../src/api/request-ids.js';
-import { renderError } from '../src/render/error-body.js';
-import { ageIsFixed, dataAgeHours, type PageMeta } from '../src/format/resolved-page.js';
+import { renderError } from '../src/format/json/error-body.js';
+import { ageIsFixed, dataAgeHours, InstantMicros, type PageMeta } from '../src/format/resolved-page.js';
 import { pageMeta } from './support/page-meta.js';
 
 const retrievedAtUs = Date.UTC(2026, 2, 4, 10, 20, 30, 456) * 1000 + 789;

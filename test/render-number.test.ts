@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { putInt64, putInt64Halves } from '../src/render/format-number.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { putInt64, putInt64Halves } from '../src/format/bytes/format-number.js';
 import { rng } from './support/rng.js';
 
 const out = new ByteWriter(16);

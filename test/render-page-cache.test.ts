@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
 import {
   allocatePageArena,
   PAGE_AT,
@@ -10,12 +10,12 @@ import {
   PAGE_SLOT_COST,
   PAGE_STRIDE,
   PAGE_TAG_WORDS,
-} from '../src/render/page-arena.js';
-import { pageKey, type PageCache } from '../src/render/page-cache.js';
-import { allocateRowArena, type RowArenaMemory } from '../src/render/row-arena.js';
-import { RowCache } from '../src/render/row-cache.js';
-import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+} from '../src/format/arenas/page-arena.js';
+import { pageKey, type PageCache } from '../src/format/arenas/page-cache.js';
+import { allocateRowArena, type RowArenaMemory } from '../src/format/arenas/row-arena.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
+import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/format/arenas/row-owner.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import type { Column } from '../src/store/column.js';
 import { rowRequests, rowTable, ROWS } from './support/row-tables.js';
 

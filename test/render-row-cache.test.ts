@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { allocateRowArena, ROW_SLOT_BYTES, TAG_LEN, TAG_REF, TAG_ROW, TAG_SEQ, TAG_WORDS } from '../src/render/row-arena.js';
-import { RowCache } from '../src/render/row-cache.js';
-import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/render/row-owner.js';
-import { RowOwners } from '../src/render/row-owners.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { allocateRowArena, ROW_SLOT_BYTES, TAG_LEN, TAG_REF, TAG_ROW, TAG_SEQ, TAG_WORDS } from '../src/format/arenas/row-arena.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
+import { ROW_FORMAT_CSV, ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../src/format/arenas/row-owner.js';
+import { RowOwners } from '../src/format/arenas/row-owners.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import type { Column } from '../src/store/column.js';
 import { rowRequests as requests, rowTable as table } from './support/row-tables.js';
 

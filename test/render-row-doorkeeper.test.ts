@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { allocateRowArena, ROW_SLOT_BYTES } from '../src/render/row-arena.js';
-import { RowCache } from '../src/render/row-cache.js';
-import { allocateDoorkeeper, RowDoorkeeper } from '../src/render/row-doorkeeper.js';
-import { ROW_FORMAT_JSON } from '../src/render/row-owner.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { allocateRowArena, ROW_SLOT_BYTES } from '../src/format/arenas/row-arena.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
+import { allocateDoorkeeper, RowDoorkeeper } from '../src/format/arenas/row-doorkeeper.js';
+import { ROW_FORMAT_JSON } from '../src/format/arenas/row-owner.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import { rowTable as table } from './support/row-tables.js';
 
 function rendererIn(cache: RowCache, gen: number): RowRenderer {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Column } from '../src/store/column.js';
 import { buildStringDictionary } from '../src/store/string-dictionary.js';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

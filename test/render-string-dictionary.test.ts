@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLiterals } from '../src/render/json-literals.js';
+import { jsonLiterals } from '../src/format/json/json-literals.js';
 import { buildStringDictionary, compareUtf8 } from '../src/store/string-dictionary.js';
 import { rng } from './support/rng.js';
 

@@ -9,7 +9,7 @@ import {
   putIsoMillisQuoted,
   putIsoSecondsAt,
   putIsoSecondsQuoted,
-} from '../src/render/format-time.js';
+} from '../src/format/bytes/format-time.js';
 import { rng } from './support/rng.js';
 
 type Put = (b: Uint8Array, p: number, v: number) => number;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../src/render/byte-writer.js';
-import { PAGE_SLOT_COST } from '../src/render/page-arena.js';
-import { allocateRowArena, ROW_SLOT_BYTES, type RowArenaMemory } from '../src/render/row-arena.js';
-import { RowCache } from '../src/render/row-cache.js';
-import { ROW_FORMAT_JSON } from '../src/render/row-owner.js';
-import { RowRenderer } from '../src/render/row-renderer.js';
+import { ByteWriter } from '../src/format/bytes/byte-writer.js';
+import { PAGE_SLOT_COST } from '../src/format/arenas/page-arena.js';
+import { allocateRowArena, ROW_SLOT_BYTES, type RowArenaMemory } from '../src/format/arenas/row-arena.js';
+import { RowCache } from '../src/format/arenas/row-cache.js';
+import { ROW_FORMAT_JSON } from '../src/format/arenas/row-owner.js';
+import { RowRenderer } from '../src/format/json/row-renderer.js';
 import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { HammerJob, HammerResult } from './support/row-arena-hammer.js';
 import type { TearingJob, TearingResult } from './support/slot-tearing.js';

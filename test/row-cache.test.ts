@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_SLOT_COST } from '../src/render/page-arena.js';
+import { PAGE_SLOT_COST } from '../src/format/arenas/page-arena.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';

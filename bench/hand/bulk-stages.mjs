@@ -7,7 +7,7 @@
 //     the resolvers' own loops, the count of the total, the date order's reads)
 //   merge: the (date, series) merge of the runs (key-merge, sweep, heapMerge, sorts)
 //   cursor: re-positioning on each page (lowerBoundDate, positionAfter, dayPosition, cursor codec)
-//   writing: rendering rows (format/, render/ but the caches' copies)
+//   writing: rendering rows (format/ but the arenas' copies)
 //   etag: hashing (etag, hash, crc32)
 //   copies: moving bytes (page arena, row cache copies, body assembly, Buffer/TypedArray copies)
 //   other: the rest (parsing, routing, the harness, GC)

@@ -1,7 +1,7 @@
 /**
  * What copying a walk-forward page's shared rows costs: 91 rows of 430 bytes (wssi_us, a
- * loop step), the way src/render/page-cache.ts copies a run of them against the way the
- * row arena copies them row by row (src/render/row-cache.ts), all out of a
+ * loop step), the way src/format/arenas/page-cache.ts copies a run of them against the way the
+ * row arena copies them row by row (src/format/arenas/row-cache.ts), all out of a
  * SharedArrayBuffer into an ordinary Buffer. Run: `npx tsx bench/micro/page-copy.ts`.
  *
  * V8 copies out of shared memory with relaxed atomics: eight bytes a load only when source

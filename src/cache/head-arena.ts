@@ -1,4 +1,4 @@
-import { copyBytes } from '../render/byte-writer.js';
+import { copyBytes } from '../format/bytes/byte-writer.js';
 
 /** Bytes of one page: a cached head is a chain of them (a 33 KB walk-forward answer takes 9). */
 export const HEAD_PAGE_BYTES = 4096;

@@ -1,8 +1,8 @@
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { findProduct } from '../catalog/products.js';
 import { JsonFormatWriter } from '../format/json/json-writer.js';
-import { ByteWriter } from '../render/byte-writer.js';
-import { CsvRowRenderer } from '../render/csv-rows.js';
+import { ByteWriter } from '../format/bytes/byte-writer.js';
+import { CsvRowRenderer } from '../format/csv/csv-cells.js';
 import { arrowStreamBytes } from '../format/arrow/ipc-stream.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import { DatasetSlot } from '../generations/dataset-slot.js';
@@ -26,7 +26,7 @@ import { PageResolver, type Resume } from '../query/page-resolver.js';
  * json: ONE JSON array holding every row of the answer, byte for byte the rows the API's
  * `data` arrays hold over the whole chain, concatenated. No envelope: retrieved_at,
  * record_id and the cursor describe an HTTP exchange, not the data.
- * csv: see render/csv-rows.ts.
+ * csv: see format/csv/csv-cells.ts.
  * arrow: one Arrow IPC stream of every row, the API's arrow format (format/arrow/ipc-stream.ts),
  * with the series key in the schema metadata.
  */

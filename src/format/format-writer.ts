@@ -1,4 +1,4 @@
-import type { ByteWriter } from '../render/byte-writer.js';
+import type { ByteWriter } from './bytes/byte-writer.js';
 import type { Format } from './negotiate.js';
 import type { PageView } from './page-view.js';
 import type { PageMeta, RequestStamp, ResolvedPage } from './resolved-page.js';

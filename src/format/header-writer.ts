@@ -1,6 +1,6 @@
 import type { HeaderBlock } from '../http/header-block.js';
-import { ByteWriter } from '../render/byte-writer.js';
-import { putCivilDate } from '../render/format-time.js';
+import { ByteWriter } from './bytes/byte-writer.js';
+import { putCivilDate } from './bytes/format-time.js';
 
 /**
  * Writes a HeaderBlock (http/header-block.ts) into one buffer reused for every answer of

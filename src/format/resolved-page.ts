@@ -1,6 +1,16 @@
-import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
 import type { RecordId } from '../http/record-id.js';
 import type { PageView } from './page-view.js';
+
+/**
+ * An instant (µs since epoch) that renders as an ISO 8601 string with microseconds and Z.
+ * Mutable: a serving thread refills one per resolve (data-page.ts' PageScratch), and
+ * ownedMeta copies it into a meta that is kept.
+ */
+export class InstantMicros {
+  constructor(public us: number) {}
+}
+
+export type ExtensionValue = string | number | boolean | null | InstantMicros;
 
 /**
  * Everything an answer says besides its rows: the envelope of one page, resolved once per

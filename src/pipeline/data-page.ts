@@ -1,6 +1,6 @@
 import { ApiError, type HeaderPairs } from '../errors.js';
 import type { OutputColumn } from '../format/page-view.js';
-import type { ResolvedPage } from '../format/resolved-page.js';
+import type { ExtensionValue, ResolvedPage } from '../format/resolved-page.js';
 import type { CanonicalForm } from '../query/canonical-text.js';
 import { decodeCursor, encodeCursor } from '../query/cursor.js';
 import type { Page, PageResolver, Resume } from '../query/page-resolver.js';
@@ -11,7 +11,6 @@ import type { Query } from '../query/query.js';
 import { QueryScratch } from '../query/query-scratch.js';
 import type { VintagesResolver } from '../query/vintages-resolver.js';
 import type { WalkForwardResolver } from '../query/walk-forward-resolver.js';
-import type { ExtensionValue } from '../render/envelope.js';
 import { dayEndUs } from '../time/instant.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
 import type { DatasetSlot } from '../generations/dataset-slot.js';

@@ -1,6 +1,5 @@
 import type { OutputColumn, PageView } from '../format/page-view.js';
-import type { PageMeta, ResolvedPage } from '../format/resolved-page.js';
-import { InstantMicros, type ExtensionValue } from '../render/envelope.js';
+import { InstantMicros, type ExtensionValue, type PageMeta, type ResolvedPage } from '../format/resolved-page.js';
 import type { Column } from '../store/column.js';
 import type { Mutable } from '../mutable.js';
 

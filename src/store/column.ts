@@ -16,7 +16,7 @@ export type TimeUnit = 's' | 'ms' | 'us';
  * bytes (what CSV and Arrow write; a lone surrogate, which UTF-8 cannot carry, is U+FFFD
  * there, as TextEncoder and Arrow writers do). How a value is written in a format (JSON's
  * escaped literal, CSV's quoting) is the format writer's business, derived from `values`
- * (render/json-literals.ts). `rank[code]` orders values by UTF-8 byte order (the
+ * (format/json/json-literals.ts). `rank[code]` orders values by UTF-8 byte order (the
  * contract's sort order).
  */
 export interface StringDictionary {

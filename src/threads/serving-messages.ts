@@ -3,7 +3,7 @@ import type { AuthFailureMemory } from '../auth/failure-table.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
 import type { LogLevel } from '../log/logger.js';
-import type { RowArenaMemory } from '../render/row-arena.js';
+import type { RowArenaMemory } from '../format/arenas/row-arena.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { TableTransfer } from '../store/table-transfer.js';

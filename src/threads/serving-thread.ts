@@ -12,7 +12,7 @@ import type { ListenOptions } from '../http/uws-server.js';
 import type { Handler } from '../http/types.js';
 import type { AccessLog } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
-import type { RowArenaMemory } from '../render/row-arena.js';
+import type { RowArenaMemory } from '../format/arenas/row-arena.js';
 import type { Clock } from '../time/clock.js';
 import type { ServingMetrics } from './serving-metrics.js';
 

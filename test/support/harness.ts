@@ -1,4 +1,4 @@
-import { PAGE_SLOT_COST } from '../../src/render/page-arena.js';
+import { PAGE_SLOT_COST } from '../../src/format/arenas/page-arena.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

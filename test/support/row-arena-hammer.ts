@@ -1,10 +1,10 @@
 import { parentPort } from 'node:worker_threads';
-import { ByteWriter } from '../../src/render/byte-writer.js';
-import type { PageCacheStats } from '../../src/render/page-cache.js';
-import type { RowArenaMemory } from '../../src/render/row-arena.js';
-import { RowCache } from '../../src/render/row-cache.js';
-import { ROW_FORMAT_JSON } from '../../src/render/row-owner.js';
-import { RowRenderer } from '../../src/render/row-renderer.js';
+import { ByteWriter } from '../../src/format/bytes/byte-writer.js';
+import type { PageCacheStats } from '../../src/format/arenas/page-cache.js';
+import type { RowArenaMemory } from '../../src/format/arenas/row-arena.js';
+import { RowCache } from '../../src/format/arenas/row-cache.js';
+import { ROW_FORMAT_JSON } from '../../src/format/arenas/row-owner.js';
+import { RowRenderer } from '../../src/format/json/row-renderer.js';
 import { rng } from './rng.js';
 import { rowTable } from './row-tables.js';
 

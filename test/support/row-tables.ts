@@ -1,4 +1,4 @@
-import { ROW_SLOT_BYTES } from '../../src/render/row-arena.js';
+import { ROW_SLOT_BYTES } from '../../src/format/arenas/row-arena.js';
 import type { Column } from '../../src/store/column.js';
 import { buildStringDictionary } from '../../src/store/string-dictionary.js';
 import { rng } from './rng.js';

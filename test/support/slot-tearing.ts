@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import type { RowArenaMemory } from '../../src/render/row-arena.js';
-import { RowCache } from '../../src/render/row-cache.js';
-import { ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../../src/render/row-owner.js';
+import type { RowArenaMemory } from '../../src/format/arenas/row-arena.js';
+import { RowCache } from '../../src/format/arenas/row-cache.js';
+import { ROW_FORMAT_JSON, ROW_LAYOUT_ALL, RowOwner } from '../../src/format/arenas/row-owner.js';
 
 /** What the test thread asks of a thread on a one-slot arena (test/row-arena-threads.test.ts). */
 export interface TearingJob {

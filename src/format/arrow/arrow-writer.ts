@@ -1,5 +1,5 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
-import { writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import { writeEnvelopeHead, writeEnvelopeMetadata } from '../json/envelope.js';
 import { SERIES_KEY_METADATA } from '../../snapshot/arrow-writer.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';

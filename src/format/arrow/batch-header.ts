@@ -1,4 +1,4 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
 import { FlatWriter } from './flat-writer.js';
 
 const METADATA_V5 = 4;

@@ -1,4 +1,4 @@
-import { ByteWriter } from '../../render/byte-writer.js';
+import { ByteWriter } from '../bytes/byte-writer.js';
 import type { StringColumn, StringDictionary } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 import { ArrowLayout } from './arrow-layout.js';

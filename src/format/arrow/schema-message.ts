@@ -1,4 +1,4 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn } from '../page-view.js';
 import { FlatWriter } from './flat-writer.js';

@@ -1,8 +1,8 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
-import type { CellWriter } from '../../render/cell-writers.js';
-import { compileCsvCell, csvField } from '../../render/csv-rows.js';
-import type { RowCache } from '../../render/row-cache.js';
-import { ROW_FORMAT_CSV, type RowOwner } from '../../render/row-owner.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import type { CellWriter } from '../json/cell-writers.js';
+import { compileCsvCell, csvField } from './csv-cells.js';
+import type { RowCache } from '../arenas/row-cache.js';
+import { ROW_FORMAT_CSV, type RowOwner } from '../arenas/row-owner.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 
@@ -11,7 +11,7 @@ import type { OutputColumn, PageView } from '../page-view.js';
  * column names, then one record per output row. A stored column's cell is read at the
  * page's physical row, a computed column's (walk-forward's `decision_date`, vintages'
  * `visible_from` / `visible_to`) at the output position; both use the same cell writers
- * (render/csv-rows.ts). Computed columns belong to a resolver's scratch and may be
+ * (csv-cells.ts). Computed columns belong to a resolver's scratch and may be
  * replaced when it grows, so their writers are bound to the Column of each page (compiled
  * again only when the Column object changed).
  *

@@ -1,5 +1,5 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
-import type { RowCache } from '../../render/row-cache.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import type { RowCache } from '../arenas/row-cache.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';

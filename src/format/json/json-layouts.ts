@@ -1,6 +1,6 @@
-import type { RowCache } from '../../render/row-cache.js';
-import { ROW_FORMAT_JSON } from '../../render/row-owner.js';
-import { RowRenderer } from '../../render/row-renderer.js';
+import type { RowCache } from '../arenas/row-cache.js';
+import { ROW_FORMAT_JSON } from '../arenas/row-owner.js';
+import { RowRenderer } from './row-renderer.js';
 import { LayoutCache } from '../layout-cache.js';
 import type { OutputColumn } from '../page-view.js';
 import { JsonRowLayout } from './json-row-layout.js';

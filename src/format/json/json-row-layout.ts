@@ -1,7 +1,7 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
-import { compileCell, type CellWriter } from '../../render/cell-writers.js';
-import type { RowCache } from '../../render/row-cache.js';
-import type { RowRenderer } from '../../render/row-renderer.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import { compileCell, type CellWriter } from './cell-writers.js';
+import type { RowCache } from '../arenas/row-cache.js';
+import type { RowRenderer } from './row-renderer.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 

@@ -1,6 +1,6 @@
-import type { ByteWriter } from '../../render/byte-writer.js';
-import { restampEnvelopeMetadata, writeEnvelopeHead, writeEnvelopeMetadata } from '../../render/envelope.js';
-import type { RowCache } from '../../render/row-cache.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import { restampEnvelopeMetadata, writeEnvelopeHead, writeEnvelopeMetadata } from './envelope.js';
+import type { RowCache } from '../arenas/row-cache.js';
 import type { FormatWriter } from '../format-writer.js';
 import { CONTENT_TYPES } from '../negotiate.js';
 import type { PageView } from '../page-view.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LocalSource } from '../../../src/source/local-source.js';
 import { DEMO_ADMIN_KEY, DEMO_DATASETS, DEMO_EU_KEY, DEMO_KEY, DEMO_SEED, demoKeysConfig, ensureDemoData } from '../../../src/demo/index.js';
 import { createLogger, type LogSink } from '../../../src/log/logger.js';
-import { PAGE_SLOT_COST } from '../../../src/render/page-arena.js';
+import { PAGE_SLOT_COST } from '../../../src/format/arenas/page-arena.js';
 import { startServer, type RunningServer } from '../../../src/threads/start.js';
 import { systemClock } from '../../../src/time/clock.js';
 import { rawRequest, type RawReply } from '../raw-http.js';

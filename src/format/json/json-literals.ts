@@ -1,4 +1,4 @@
-import type { StringDictionary } from '../store/column.js';
+import type { StringDictionary } from '../../store/column.js';
 
 /**
  * Every value of one string dictionary as a JSON string literal (quoted, escaped, UTF-8),

@@ -1,4 +1,4 @@
-import type { Column } from '../store/column.js';
+import type { Column } from '../../store/column.js';
 import { ROW_LAYOUT_ALL, RowOwner } from './row-owner.js';
 
 /** Where a registered column sits: its generation's uid, its schema index, and how many columns its table has. */

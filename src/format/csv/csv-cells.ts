@@ -1,7 +1,7 @@
-import type { Column, StringDictionary } from '../store/column.js';
-import type { Table } from '../store/table.js';
-import type { ByteWriter } from './byte-writer.js';
-import { compileCell, type CellWriter } from './cell-writers.js';
+import type { Column, StringDictionary } from '../../store/column.js';
+import type { Table } from '../../store/table.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import { compileCell, type CellWriter } from '../json/cell-writers.js';
 
 /**
  * Rows of one table as RFC 4180 CSV (records end in LF, as contract 9 says; RFC 4180

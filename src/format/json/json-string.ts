@@ -1,4 +1,4 @@
-import type { ByteWriter } from './byte-writer.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
 
 /**
  * One string as a JSON string literal, for the few per-response strings (product id,

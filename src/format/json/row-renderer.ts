@@ -1,10 +1,10 @@
-import type { Table } from '../store/table.js';
-import type { ByteWriter } from './byte-writer.js';
+import type { Table } from '../../store/table.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
-import { PAGE_MAX_ROWS } from './page-arena.js';
-import type { PageCache } from './page-cache.js';
-import type { RowCache } from './row-cache.js';
-import type { RowOwner } from './row-owner.js';
+import { PAGE_MAX_ROWS } from '../arenas/page-arena.js';
+import type { PageCache } from '../arenas/page-cache.js';
+import type { RowCache } from '../arenas/row-cache.js';
+import type { RowOwner } from '../arenas/row-owner.js';
 
 /** Rows a run from a found page must have to be copied from it (shorter runs go row by row). */
 const MIN_RUN = 4;

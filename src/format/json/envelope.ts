@@ -1,19 +1,9 @@
-import type { RecordId } from '../http/record-id.js';
-import type { ByteWriter } from './byte-writer.js';
-import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from './format-time.js';
-import { MAX_NUMBER_BYTES, putInt } from './format-number.js';
+import type { RecordId } from '../../http/record-id.js';
+import type { ByteWriter } from '../bytes/byte-writer.js';
+import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from '../bytes/format-time.js';
+import { MAX_NUMBER_BYTES, putInt } from '../bytes/format-number.js';
+import type { ExtensionValue } from '../resolved-page.js';
 import { writeJsonString } from './json-string.js';
-
-/**
- * An instant (µs since epoch) that renders as an ISO 8601 string with microseconds and Z.
- * Mutable: a serving thread refills one per resolve (data-page.ts' PageScratch), and
- * ownedMeta copies it into a meta that is kept.
- */
-export class InstantMicros {
-  constructor(public us: number) {}
-}
-
-export type ExtensionValue = string | number | boolean | null | InstantMicros;
 
 /** What `metadata` says besides this request's own fields (a PageMeta is one). */
 export interface MetadataFields {

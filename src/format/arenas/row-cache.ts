@@ -1,4 +1,4 @@
-import type { Column } from '../store/column.js';
+import type { Column } from '../../store/column.js';
 import {
   allocateRowArena,
   ROW_SLOT_BYTES,

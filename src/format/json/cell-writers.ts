@@ -1,9 +1,9 @@
-import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../store/column.js';
-import { copyBytes } from './byte-writer.js';
-import { putFloat, putFloatAt } from './format-float.js';
-import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from './format-number.js';
+import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../../store/column.js';
+import { copyBytes } from '../bytes/byte-writer.js';
+import { putFloat, putFloatAt } from '../bytes/format-float.js';
+import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from '../bytes/format-number.js';
 import { jsonLiterals } from './json-literals.js';
-import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosAt, putIsoMillisAt, putIsoSecondsAt } from './format-time.js';
+import { MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES, putDateQuoted, putIsoMicrosAt, putIsoMillisAt, putIsoSecondsAt } from '../bytes/format-time.js';
 
 /** Writes the JSON value of one cell at p (room reserved); returns the next position. */
 export type CellWriter = (b: Uint8Array, p: number, row: number) => number;

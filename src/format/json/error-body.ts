@@ -1,4 +1,4 @@
-import type { ApiError } from '../errors.js';
+import type { ApiError } from '../../errors.js';
 
 /**
  * The body of an error response (contract 5):
