@@ -111,6 +111,15 @@ describe('pitcache prune on a local folder', () => {
     expect(await readdir(join(dir, 'pemi/grid_stress'))).toContain('manifest.json');
   });
 
+  it("removes a pruned generation's objects under their content's own names too (left by a killed or losing publish)", async () => {
+    const own = ['snapshots/00000002-0123456789abcdef.arrow', 'snapshots/00000003-fedcba9876543210/00000.arrow'];
+    for (const o of own) await source.writeObject(objectPath('pemi', 'grid_stress', o), buildArrowSnapshot(gridSpec(2)));
+    expect((await cli(['--source', dir, '--keep', '2'])).code).toBe(0);
+    expect(await generationsLeft(source)).toEqual([4, 5]);
+    const left = (await source.listObjects('pemi/grid_stress/snapshots/')).map((o) => o.path);
+    for (const o of own) expect(left).not.toContain(objectPath('pemi', 'grid_stress', o));
+  });
+
   it('needs --keep or --older-than; refuses bad values with one line', async () => {
     expect(await cli(['--source', dir])).toMatchObject({ code: 2, err: 'pitcache prune: --keep / PITCACHE_KEEP: is required unless --older-than is given\n' });
     expect((await cli(['--source', dir, '--keep', '0'])).err).toMatch(/^pitcache prune: --keep: must be an integer from 1 to 1000000/);

@@ -262,18 +262,63 @@ describe('publish: two publishers never silently overwrite each other', () => {
     expect((await manifest()).generation).toBe(7);
   });
 
-  it('refuses to reuse a generation object another publisher wrote first', async () => {
+  it('a generation object another publisher wrote first is never replaced: the later one writes its own, and the manifest lets one win', async () => {
     await run(arrow(BASE));
     let inner: Promise<PublishResult> | null = null;
-    const outer = await run(arrow([{ ...RERUN[0]!, value: 8 }]), {
+    const outer = run(arrow([{ ...RERUN[0]!, value: 8 }]), {
       beforeManifestWrite: async () => {
+        // outer's object and history are written: inner finds snapshots/00000002.arrow taken
         inner = run(arrow([{ ...RERUN[0]!, value: 9 }]));
         await inner.catch(() => undefined);
       },
     });
-    await expect(inner!).rejects.toThrow(/00000002\.arrow already exists with other content/);
-    expect(outer).toMatchObject({ status: 'published', manifest: { generation: 2 } });
-    expect((await storedRows()).filter((x) => x.basin === 'atlantic' && x.date === '2026-04-01').map((x) => x.value)).toEqual([1.5, 8]);
+    await expect(outer).rejects.toThrow(/changed since this publish read it/);
+    const won = await inner!;
+    expect(won).toMatchObject({ status: 'published', manifest: { generation: 2, object: expect.stringMatching(/^snapshots\/00000002-[0-9a-f]{16}\.arrow$/) } });
+    expect((await storedRows()).filter((x) => x.basin === 'atlantic' && x.date === '2026-04-01').map((x) => x.value)).toEqual([1.5, 9]);
+    // outer's object is still whole (nothing replaced it); history/ holds the manifest that won
+    const outerObject = await source.readObject('glmi/marginality/snapshots/00000002.arrow');
+    expect(decodeArrowTable(outerObject, []).rows).toBe(5);
+    const live = await source.readIfChanged('glmi/marginality/manifest.json', null);
+    expect(Buffer.from(await source.readObject('glmi/marginality/history/00000002.json')).equals(Buffer.from((live as { bytes: Uint8Array }).bytes))).toBe(
+      true,
+    );
+  });
+
+  it('history/ ends holding the manifest that won, whichever publisher wrote it last', async () => {
+    await run(arrow(BASE));
+    let inner: Promise<PublishResult> | null = null;
+    // inner runs whole between outer's expectation of the manifest and outer's history write:
+    // outer then replaces history/00000002.json with its own before losing the manifest
+    let once = true;
+    const spy = new Proxy(source, {
+      get(target, prop, receiver) {
+        if (prop !== 'writeObject') return Reflect.get(target, prop, receiver) as unknown;
+        return async (path: string, bytes: Uint8Array, condition?: WriteCondition) => {
+          if (once && path.endsWith('history/00000002.json')) {
+            once = false;
+            inner = run(arrow([{ ...RERUN[0]!, value: 9 }]));
+            await inner;
+          }
+          return target.writeObject(path, bytes, condition);
+        };
+      },
+    });
+    const outer = publish({
+      source: spy,
+      ...REF,
+      input: arrow([{ ...RERUN[0]!, value: 8 }]),
+      rebuild: false,
+      replace: false,
+      seriesKey: null,
+      publishedAtUs: US('2026-05-01T00:00:00Z'),
+    });
+    await expect(outer).rejects.toThrow(/changed since this publish read it/);
+    expect(await inner!).toMatchObject({ status: 'published', manifest: { generation: 2 } });
+    const live = await source.readIfChanged('glmi/marginality/manifest.json', null);
+    expect(Buffer.from(await source.readObject('glmi/marginality/history/00000002.json')).toString()).toBe(
+      Buffer.from((live as { bytes: Uint8Array }).bytes).toString(),
+    );
   });
 
   it('two publishers racing on one folder: every publish that succeeded is served, the other fails loudly', async () => {

@@ -18,10 +18,14 @@ import { generationObjectName, partObjectName } from '../snapshot/write-generati
 /**
  * Writes one generation so that two publishers can never silently overwrite each other:
  * 1. the immutable objects (one, or the parts of contract 14 in series order), each only if
- *    no object of that name exists (a retry of the very same bytes is fine);
+ *    no object of that name exists (a retry of the very same bytes is fine). When a name
+ *    holds other bytes (a publish killed before its manifest left them, or another publish
+ *    is under way) the objects get names of their content's own, so a killed publish never
+ *    blocks the next one and never has its objects replaced under a manifest;
  * 2. the generation's history manifest (contract 12), the manifest's bytes unchanged,
  *    before the manifest: a crash between the two leaves history/ one ahead, which no
- *    server follows (it reads manifest.json), never a manifest without its history;
+ *    server follows (it reads manifest.json), never a manifest without its history. Once
+ *    the manifest is decided, history/ is made to hold what it names (restoreHistory);
  * 3. the manifest, only if it is still the one read at the start (`ifMatch` its etag, or
  *    `ifNoneMatch: '*'` when there was none). A store that does not enforce conditions
  *    (some S3-compatible ones) gets a re-read of the manifest right before and right after
@@ -56,64 +60,95 @@ export class PublishConflictError extends Error {
 }
 
 export async function commitGeneration(source: SnapshotSource, req: CommitRequest): Promise<CommitResult> {
-  const manifest = manifestOf(req);
+  let manifest = manifestOf(req, false);
+  if (!(await writeObjects(source, req, manifest))) {
+    // A generation's usual object names are taken by other bytes: the leftover of a publish
+    // killed before its manifest, or another publish under way. Names of this content's own
+    // keep both intact; the manifest's condition below still lets only one of us win.
+    manifest = manifestOf(req, true);
+    if (!(await writeObjects(source, req, manifest))) {
+      throw new PublishConflictError(
+        `the objects of generation ${req.generation} already exist with other content under both their names; check the dataset and publish again`,
+      );
+    }
+  }
   const mPath = manifestPath(req.productId, req.dataset);
+  const hPath = historyPath(req.productId, req.dataset, req.generation);
   const refs = partsOf(manifest);
-  for (const [i, part] of req.parts.entries())
-    await writeImmutable(source, objectPath(req.productId, req.dataset, refs[i]!.object), part.bytes, refs[i]!.sha256, req.generation);
 
   await expectManifest(source, mPath, req.expectedEtag);
   const text = manifestBytes(manifest);
-  await writeHistory(source, historyPath(req.productId, req.dataset, req.generation), text);
+  await writeHistory(source, hPath, text);
   await req.beforeManifestWrite?.();
   let enforced: boolean;
   try {
     const condition = req.expectedEtag === null ? ({ ifNoneMatch: '*' } as const) : { ifMatch: req.expectedEtag };
     enforced = (await source.writeObject(mPath, text, condition)).enforced;
   } catch (e) {
-    if (e instanceof PreconditionFailedError) throw changedSinceRead(mPath);
+    if (e instanceof PreconditionFailedError) {
+      await restoreHistory(source, mPath, hPath, req.generation);
+      throw changedSinceRead(mPath);
+    }
     throw e;
   }
   if (!enforced) {
     const after = await source.readIfChanged(mPath, null);
     const now = after.status === 'ok' ? parseManifest(after.bytes) : null;
     if (now === null || now.generation !== manifest.generation || JSON.stringify(partsOf(now)) !== JSON.stringify(refs)) {
+      await restoreHistory(source, mPath, hPath, req.generation);
       throw new PublishConflictError(
         `${mPath} was overwritten by another publisher right after ours (the store does not enforce conditional writes): it now names generation ${now?.generation ?? 'none'}; check the dataset and publish again`,
       );
     }
   }
+  // A publisher that lost to us may have replaced history/ after we wrote it (see writeHistory).
+  await restoreHistory(source, mPath, hPath, req.generation);
   return { manifest, enforced };
 }
 
-function manifestOf(req: CommitRequest): Manifest {
+/** Every object of `manifest`; false when one of its names holds other bytes already. */
+async function writeObjects(source: SnapshotSource, req: CommitRequest, manifest: Manifest): Promise<boolean> {
+  const refs = partsOf(manifest);
+  for (const [i, part] of req.parts.entries()) {
+    if (!(await writeImmutable(source, objectPath(req.productId, req.dataset, refs[i]!.object), part.bytes, refs[i]!.sha256))) return false;
+  }
+  return true;
+}
+
+function manifestOf(req: CommitRequest, ownNames: boolean): Manifest {
   const common = { product_id: req.productId, dataset: req.dataset, generation: req.generation, created_at: req.createdAt };
   const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+  const shas = req.parts.map((p) => sha(p.bytes));
   const rows = req.parts.reduce((n, p) => n + p.rows, 0);
+  // The content's own names: the generation number, then the first hex digits of the hash of
+  // its objects' hashes (a retry of the same bytes finds its own objects again).
+  const tag = ownNames ? `-${createHash('sha256').update(shas.join('')).digest('hex').slice(0, 16)}` : '';
   if (req.parts.length === 1) {
-    const only = req.parts[0]!;
-    return manifestSchema.parse({ format: MANIFEST_FORMAT, ...common, object: generationObjectName(req.generation), sha256: sha(only.bytes), rows });
+    const object = generationObjectName(req.generation).replace(/\.arrow$/, `${tag}.arrow`);
+    return manifestSchema.parse({ format: MANIFEST_FORMAT, ...common, object, sha256: shas[0], rows });
   }
-  const parts = req.parts.map((p, i) => ({ object: partObjectName(req.generation, i), sha256: sha(p.bytes), rows: p.rows, bytes: p.bytes.byteLength }));
+  const parts = req.parts.map((p, i) => ({
+    object: partObjectName(req.generation, i).replace(/\/(\d+\.arrow)$/, `${tag}/$1`),
+    sha256: shas[i],
+    rows: p.rows,
+    bytes: p.bytes.byteLength,
+  }));
   return partsManifestSchema.parse({ format: PARTS_MANIFEST_FORMAT, ...common, parts, rows });
 }
 
 /**
- * An object of the generation, only if no object of that name exists (a retry of the very
- * same bytes is fine).
+ * An object of the generation, only if no object of that name exists; true when it is there
+ * with these bytes (written now, or by a retry of the very same bytes), false when that name
+ * holds other bytes (or bytes being written, unreadable yet).
  */
-async function writeImmutable(source: SnapshotSource, path: string, bytes: Uint8Array, sha256: string, generation: number): Promise<void> {
+async function writeImmutable(source: SnapshotSource, path: string, bytes: Uint8Array, sha256: string): Promise<boolean> {
   try {
     await source.writeObject(path, bytes, { ifNoneMatch: '*' });
+    return true;
   } catch (e) {
     if (!(e instanceof PreconditionFailedError)) throw e;
-    // Another writer may hold the object mid-write: unreadable counts as "other content".
     const existing = await source.readObject(path).catch(() => null);
-    if (existing === null || createHash('sha256').update(existing).digest('hex') !== sha256) {
-      throw new PublishConflictError(
-        `${path} already exists with other content: another publish of generation ${generation} is under way, or one failed before writing its manifest (remove that object if no publish is running)`,
-      );
-    }
+    return existing !== null && createHash('sha256').update(existing).digest('hex') === sha256;
   }
 }
 
@@ -121,7 +156,8 @@ async function writeImmutable(source: SnapshotSource, path: string, bytes: Uint8
  * history/<generation>.json, created only if absent. One that is there already with other
  * bytes is the leftover of a publish that crashed before its manifest (the manifest was
  * just read and still names the previous generation, so no server ever served it): it is
- * replaced. A later publisher racing this one is still stopped by the manifest's condition.
+ * replaced. A later publisher racing this one is still stopped by the manifest's condition,
+ * and whichever of the two sees the decided manifest puts its bytes back here.
  */
 async function writeHistory(source: SnapshotSource, path: string, text: Uint8Array): Promise<void> {
   try {
@@ -132,6 +168,26 @@ async function writeHistory(source: SnapshotSource, path: string, text: Uint8Arr
     if (existing !== null && Buffer.from(existing).equals(text)) return;
     await source.writeObject(path, text);
   }
+}
+
+/**
+ * history/<generation>.json must hold the manifest that is (or was) live for that
+ * generation. Two publishers of one generation both write it before their manifest, the
+ * later replacing the earlier's; so once the race is decided, whoever sees manifest.json
+ * name this generation writes those bytes there (idempotent: winner and loser agree).
+ */
+async function restoreHistory(source: SnapshotSource, mPath: string, hPath: string, generation: number): Promise<void> {
+  const live = await source.readIfChanged(mPath, null);
+  if (live.status !== 'ok') return;
+  let named: number;
+  try {
+    named = parseManifest(live.bytes).generation;
+  } catch {
+    return;
+  }
+  if (named !== generation) return;
+  const kept = await source.readObject(hPath).catch(() => null);
+  if (kept === null || !Buffer.from(kept).equals(Buffer.from(live.bytes))) await source.writeObject(hPath, live.bytes);
 }
 
 async function expectManifest(source: SnapshotSource, path: string, etag: string | null): Promise<void> {

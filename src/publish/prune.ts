@@ -36,8 +36,12 @@ export interface PrunedDataset {
 }
 
 const HISTORY_RE = /^history\/(\d{8,10})\.json$/;
-/** A generation's one object, or one of its parts (contract 14: `snapshots/00000007/00000.arrow`). */
-const OBJECT_RE = /^snapshots\/(\d{8,10})(?:\.arrow|\/[^/]+\.arrow)$/;
+/**
+ * A generation's one object, or one of its parts (contract 14: `snapshots/00000007/00000.arrow`),
+ * under its usual name or its content's own (`snapshots/00000007-<16 hex>.arrow`, see
+ * commit-generation.ts).
+ */
+const OBJECT_RE = /^snapshots\/(\d{8,10})(?:-[0-9a-f]{16})?(?:\.arrow|\/[^/]+\.arrow)$/;
 
 interface Known {
   history: { path: string; bytes: number; manifest: Manifest | null } | null;

@@ -1,6 +1,7 @@
 import { constants } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -83,29 +84,28 @@ export class LocalSource implements PrunableSource {
     const target = this.resolvePath(path);
     await mkdir(dirname(target), { recursive: true });
     const etag = createHash('sha256').update(bytes).digest('hex');
-    if (condition === undefined) {
-      await this.replace(target, bytes);
-      return { etag, enforced: false };
-    }
-    // Compare-and-swap under an exclusive lock file: two publishers on one machine (or one
-    // shared file system with O_EXCL) cannot both win.
-    const lock = `${target}.lock`;
-    let handle;
+    // The bytes go to a temporary file first, outside any lock: a writer killed while
+    // writing leaves only that file (never an object, never a lock held for long).
+    const tmp = await writeTemp(target, bytes);
     try {
-      handle = await open(lock, 'wx');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new PreconditionFailedError(path);
-      throw e;
-    }
-    try {
-      const current = await this.readIfChanged(path, null);
-      const ok = 'ifMatch' in condition ? current.status === 'ok' && current.etag === condition.ifMatch : current.status === 'missing';
-      if (!ok) throw new PreconditionFailedError(path);
-      await this.replace(target, bytes);
-      return { etag, enforced: true };
+      if (condition === undefined) {
+        await rename(tmp, target);
+        return { etag, enforced: false };
+      }
+      // Compare-and-swap under an exclusive lock file: two publishers on one machine (or one
+      // shared file system with atomic link) cannot both win.
+      const release = await takeLock(`${target}.lock`, path);
+      try {
+        const current = await this.readIfChanged(path, null);
+        const ok = 'ifMatch' in condition ? current.status === 'ok' && current.etag === condition.ifMatch : current.status === 'missing';
+        if (!ok) throw new PreconditionFailedError(path);
+        await rename(tmp, target);
+        return { etag, enforced: true };
+      } finally {
+        await release();
+      }
     } finally {
-      await handle.close();
-      await rm(lock, { force: true });
+      await rm(tmp, { force: true });
     }
   }
 
@@ -134,17 +134,62 @@ export class LocalSource implements PrunableSource {
     await rm(this.resolvePath(path), { force: true });
   }
 
-  /** Write then rename: a reader never sees half an object or half a manifest. */
-  private async replace(target: string, bytes: Uint8Array): Promise<void> {
-    const tmp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, target);
-  }
-
   private resolvePath(path: string): string {
     const full = resolve(this.root, path);
     if (!full.startsWith(this.root + '/') && full !== this.root) throw new Error(`path escapes the source: ${path}`);
     return full;
+  }
+}
+
+/** Write then rename: a reader never sees half an object or half a manifest. */
+async function writeTemp(target: string, bytes: Uint8Array): Promise<string> {
+  const tmp = `${target}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  await writeFile(tmp, bytes);
+  return tmp;
+}
+
+/**
+ * Takes `lock` (created exclusively; it names its holder: host, pid and a nonce) and returns
+ * its release. A lock whose holder was a process of this host that no longer runs (killed
+ * while it held the lock) is stale: it is removed, if it is still that very lock, and taken
+ * again. A lock held by a live process, or by another host (which cannot be checked), is a
+ * precondition failure, as before.
+ */
+async function takeLock(lock: string, path: string): Promise<() => Promise<void>> {
+  const holder = `${hostname()} ${process.pid} ${randomBytes(8).toString('hex')}\n`;
+  // Written aside then linked: the lock appears with its holder in it, or not at all.
+  const mine = await writeTemp(lock, new TextEncoder().encode(holder));
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(mine, lock);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const seen = attempt === 0 ? await readFile(lock, 'utf8').catch(() => null) : null;
+        if (seen === null || !isStale(seen)) throw new PreconditionFailedError(path);
+        // Only the stale lock read above goes: another writer may have replaced it meanwhile.
+        if ((await readFile(lock, 'utf8').catch(() => null)) !== seen) throw new PreconditionFailedError(path);
+        await rm(lock, { force: true });
+      }
+    }
+  } finally {
+    await rm(mine, { force: true });
+  }
+  return async () => {
+    if ((await readFile(lock, 'utf8').catch(() => null)) === holder) await rm(lock, { force: true });
+  };
+}
+
+/** A lock written by a process of this host that has exited. */
+function isStale(content: string): boolean {
+  const [host, pid] = content.split(' ');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '')) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
