@@ -11,7 +11,10 @@ import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
  * Spec section 1, rule 5: an answer rebuilt from the stored files equals the API's. For
  * each query, `pitcache asof --format json` prints exactly the rows of the API's `data`
  * arrays over its whole cursor chain (small pages, so the chain is long), and the CSV
- * output reads back to the same values.
+ * output reads back to the same values. asof goes through the server's stages and writers
+ * (pipeline/answer-chain.ts), so its bytes are the server's: a real server's body for the
+ * same query (csv), its `data` array (json) and its record batch (arrow), and over a chain
+ * of small pages, the pages joined.
  */
 const DAY_US = 86_400_000_000;
 const D = (s: string): number => Math.round(Date.parse(s + 'T00:00:00Z') / 86_400_000);
@@ -208,6 +211,56 @@ describe('asof rebuilds the API answer from the stored files', () => {
     },
   );
 
+  /** The server's body for the query in one format, with the largest page asof uses (one page for these datasets). */
+  async function apiBody(product: string, dataset: string, params: Params, format: 'json' | 'csv' | 'arrow', extra: Params = {}): Promise<Response> {
+    const q = new URLSearchParams({ ...params, limit: '10000', format, ...extra });
+    const r = await fetch(`${h.url}/${product}/${dataset}?${q.toString()}`, { headers: { 'x-api-key': TEST_KEY } });
+    expect(r.status).toBe(200);
+    return r;
+  }
+
+  it.each(QUERIES)(
+    '%s/%s %j: asof writes the bytes of the server body (csv), of its data array (json), of its record batch (arrow)',
+    async (product, dataset, params) => {
+      const csvBody = Buffer.from(await (await apiBody(product, dataset, params, 'csv')).arrayBuffer());
+      expect(Buffer.from(await asof(product, dataset, params, 'csv')).equals(csvBody)).toBe(true);
+
+      const jsonBody = await (await apiBody(product, dataset, params, 'json')).text();
+      expect(JSON.parse(jsonBody).has_more).toBe(false);
+      expect(await asof(product, dataset, params, 'json')).toBe(dataArray(jsonBody) + '\n');
+
+      const arrowBody = Buffer.from(await (await apiBody(product, dataset, params, 'arrow')).arrayBuffer());
+      const file = await asofBytes(product, dataset, params, 'arrow');
+      // The schema messages differ by the envelope alone (the file channel has none); what follows is the same bytes.
+      expect(file.subarray(schemaEnd(file)).equals(arrowBody.subarray(schemaEnd(arrowBody)))).toBe(true);
+      const fileSchema = tableFromIPC(file).schema;
+      const apiSchema = tableFromIPC(arrowBody).schema;
+      expect(fileSchema.fields.map((f) => `${f.name}:${String(f.type)}:${f.nullable}`)).toEqual(
+        apiSchema.fields.map((f) => `${f.name}:${String(f.type)}:${f.nullable}`),
+      );
+      expect([...fileSchema.metadata]).toEqual([...apiSchema.metadata].filter(([k]) => k !== 'pitcache.envelope'));
+    },
+  );
+
+  it.each(QUERIES)('%s/%s %j: asof json is the data arrays of the API pages joined byte for byte', async (product, dataset, params) => {
+    const arrays: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await apiBody(product, dataset, params, 'json', { limit: '7', ...(cursor === null ? {} : { cursor }) });
+      const body = await r.text();
+      arrays.push(dataArray(body));
+      cursor = (JSON.parse(body) as { next_cursor?: string }).next_cursor ?? null;
+    } while (cursor !== null);
+    const joined =
+      '[' +
+      arrays
+        .map((a) => a.slice(1, -1))
+        .filter((a) => a !== '')
+        .join(',') +
+      ']\n';
+    expect(await asof(product, dataset, params, 'json')).toBe(joined);
+  });
+
   it('covers answers that are empty, one page and several pages', async () => {
     const sizes = await Promise.all(QUERIES.map(([p, d, q]) => apiRows(p, d, q).then((rows) => rows.length)));
     expect(sizes.some((n) => n === 0)).toBe(true);
@@ -222,4 +275,20 @@ function csvMeans(cell: string | null, json: unknown): boolean {
   if (typeof json === 'number') return cell !== null && Number(cell) === json;
   if (typeof json === 'boolean') return cell === String(json);
   return cell === json;
+}
+
+/** The `data` array of a JSON answer, as the bytes the server wrote (it stands between `"data":` and `,"metadata":`). */
+function dataArray(body: string): string {
+  const start = body.indexOf(',"data":[') + ',"data":'.length;
+  const end = body.lastIndexOf('],"metadata":{') + 1;
+  expect(start).toBeGreaterThan(8);
+  expect(end).toBeGreaterThan(start);
+  return body.slice(start, end);
+}
+
+/** Where an Arrow IPC stream's first message (the schema, which has no body) ends: continuation, length, metadata. */
+function schemaEnd(stream: Uint8Array): number {
+  const b = Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength);
+  expect(b.readUInt32LE(0)).toBe(0xffffffff);
+  return 8 + b.readInt32LE(4);
 }

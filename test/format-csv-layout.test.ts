@@ -38,7 +38,8 @@ const visibleTo: TimestampColumn = {
 
 function write(layout: CsvLayout, columns: readonly OutputColumn[], rows: ArrayLike<number>): string {
   const out = new ByteWriter(16);
-  layout.write(out, { columns, rows: Int32Array.from(rows), count: rows.length, seriesKey: [] });
+  layout.writeHeader(out);
+  layout.writeRecords(out, { columns, rows: Int32Array.from(rows), count: rows.length, seriesKey: [] });
   return Buffer.from(out.view()).toString('utf8');
 }
 

@@ -48,7 +48,8 @@ export interface PinnableQuery {
  * (after a MissingGeneration), which answers it even if released meanwhile.
  */
 export interface PinContext {
-  readonly registry: DatasetRegistry;
+  /** whether the server has tried every dataset (a slot with nothing: not_ready before, dataset_unavailable after) */
+  readonly registry: Pick<DatasetRegistry, 'ready'>;
   readonly supply: GenerationSupply | null;
   readonly fetched: Generation | null;
 }

@@ -7,7 +7,7 @@ import { CONTENT_TYPES } from '../negotiate.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 import { dataAgeHours, type PageMeta, type RequestStamp, type ResolvedPage } from '../resolved-page.js';
 import { ArrowLayout } from './arrow-layout.js';
-import { writeArrowBatch } from './ipc-stream.js';
+import { writeArrowBatch, writeArrowStream } from './ipc-stream.js';
 
 export const ENVELOPE_METADATA = 'pitcache.envelope';
 
@@ -45,6 +45,15 @@ export class ArrowFormatWriter implements FormatWriter<ArrowLayout> {
   }
 
   writeSuffix(): void {}
+
+  /**
+   * A whole stream without an envelope (the file channel, which joins every page of an
+   * answer into one view): the schema with the series key alone, the record batch, the
+   * end-of-stream marker. The batch is written as an answer's middle is.
+   */
+  writeStream(out: ByteWriter, view: PageView): void {
+    writeArrowStream(out, view, new ArrowLayout(view.columns, [[SERIES_KEY_METADATA, JSON.stringify(view.seriesKey)]], null));
+  }
 
   /** Its suffix is empty: nothing of a request's own to rewrite. */
   restampSuffix(_buf: Uint8Array, at: number, end: number): boolean {

@@ -1,56 +1,14 @@
 import type { Column, StringDictionary } from '../../store/column.js';
-import type { Table } from '../../store/table.js';
-import type { ByteWriter } from '../bytes/byte-writer.js';
 import { compileCell, type CellWriter } from '../json/cell-writers.js';
 
 /**
- * Rows of one table as RFC 4180 CSV (records end in LF, as contract 9 says; RFC 4180
- * readers take either): a header of the column names in
- * schema order, then one record per row. Each value is the text the JSON renderer writes
- * for it (same numbers, dates, timestamps at their unit's precision), without JSON's
- * quotes; a string is quoted only when CSV needs it (a comma, quote or line break) or when
- * it is empty, so that an empty string (`""`) stays apart from a null (nothing).
- * `pitcache publish` reads this back with the same meaning.
+ * The cells of RFC 4180 CSV (records end in LF, as contract 9 says; RFC 4180 readers take
+ * either). Each value is the text the JSON writer writes for it (same numbers, dates,
+ * timestamps at their unit's precision), without JSON's quotes; a string is quoted only
+ * when CSV needs it (a comma, quote or line break) or when it is empty, so that an empty
+ * string (`""`) stays apart from a null (nothing). `pitcache publish` reads this back with
+ * the same meaning. The header and records are csv-layout.ts'.
  */
-export class CsvRowRenderer {
-  private readonly writers: CellWriter[];
-  private readonly header: Buffer;
-  /** Upper bound on one record's bytes. */
-  private readonly maxRowBytes: number;
-
-  constructor(table: Pick<Table, 'columns'>) {
-    this.writers = [];
-    let max = 2;
-    for (const column of table.columns) {
-      const cell = compileCsvCell(column);
-      this.writers.push(cell.write);
-      max += cell.maxBytes + 1;
-    }
-    this.maxRowBytes = max;
-    this.header = Buffer.from(table.columns.map((c) => csvField(c.name)).join(',') + '\n', 'utf8');
-  }
-
-  writeHeader(out: ByteWriter): void {
-    out.bytes(this.header);
-  }
-
-  /** One record per physical row id rows[0..count), in that order. */
-  writeRows(out: ByteWriter, rows: Int32Array, count: number): void {
-    const writers = this.writers;
-    for (let i = 0; i < count; i++) {
-      out.ensure(this.maxRowBytes);
-      const b = out.buf;
-      let p = out.pos;
-      const row = rows[i]!;
-      for (let c = 0; c < writers.length; c++) {
-        if (c > 0) b[p++] = 0x2c;
-        p = writers[c]!(b, p, row);
-      }
-      b[p++] = 0x0a;
-      out.pos = p;
-    }
-  }
-}
 
 /** A string as one CSV field: as is, or quoted with its quotes doubled when it must be. */
 export function csvField(s: string): string {

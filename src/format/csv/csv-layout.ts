@@ -60,9 +60,14 @@ export class CsvLayout {
         : null;
   }
 
-  write(out: ByteWriter, view: PageView): void {
-    this.bind(view.columns);
+  /** The header of the column names. */
+  writeHeader(out: ByteWriter): void {
     out.bytes(this.header);
+  }
+
+  /** One record per output row of the view, in order. */
+  writeRecords(out: ByteWriter, view: PageView): void {
+    this.bind(view.columns);
     if (this.owner !== null) {
       this.writeCached(out, view, this.owner, this.cache!);
       return;

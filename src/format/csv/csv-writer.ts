@@ -3,6 +3,7 @@ import type { RowCache } from '../arenas/row-cache.js';
 import type { FormatWriter } from '../format-writer.js';
 import { LayoutCache } from '../layout-cache.js';
 import { CONTENT_TYPES } from '../negotiate.js';
+import type { PageView } from '../page-view.js';
 import type { ResolvedPage } from '../resolved-page.js';
 import { CsvLayout } from './csv-layout.js';
 
@@ -27,7 +28,14 @@ export class CsvFormatWriter implements FormatWriter<null> {
   writePrefix(): void {}
 
   writeMiddle(out: ByteWriter, page: ResolvedPage): void {
-    this.layouts.of(page.view.columns).write(out, page.view);
+    const layout = this.layouts.of(page.view.columns);
+    layout.writeHeader(out);
+    layout.writeRecords(out, page.view);
+  }
+
+  /** The records alone, without the header (the file channel joins the pages of a chain after one header). */
+  writeRows(out: ByteWriter, view: PageView): void {
+    this.layouts.of(view.columns).writeRecords(out, view);
   }
 
   writeSuffix(): void {}
