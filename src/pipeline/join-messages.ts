@@ -27,7 +27,9 @@ export type ToJoinWorker =
       readonly bytes: Uint8Array;
       readonly request: JoinRequest;
     }
-  | { readonly type: 'memory' };
+  | { readonly type: 'memory' }
+  /** idle: the worker lets these tables go */
+  | { readonly type: 'drop'; readonly uids: readonly number[] };
 
 export type FromJoinWorker =
   | { readonly type: 'started'; readonly id: number }

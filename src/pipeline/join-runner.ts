@@ -49,8 +49,10 @@ const TABLES_HELD = 2;
  * its transfer once per generation (by uid) and keeps the last few. The body moves to the
  * worker and the answer back (no copy). A join whose client goes away is dropped from the
  * queue, or stopped by the worker at its next check; either way its promise rejects at once
- * with JoinAbandoned. The worker starts with the first join and exits after `idleMs` without
- * one, taking its tables and scratch memory with it.
+ * with JoinAbandoned. The worker starts with the first join and stays (a fresh one costs
+ * seconds of start and warm-up on a busy machine: more than the join of 20,000 events); after
+ * `idleMs` without a join it lets its tables go, so a superseded generation's memory is not
+ * held by an idle worker.
  */
 export class JoinRunner {
   private worker: Worker | null = null;
@@ -206,7 +208,9 @@ export class JoinRunner {
     if (this.closed || this.worker === null) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      if (this.current === null && this.queue.length === 0) void this.stop();
+      if (this.current !== null || this.queue.length > 0 || this.worker === null || this.held.length === 0) return;
+      this.worker.postMessage({ type: 'drop', uids: this.held } satisfies ToJoinWorker);
+      this.held = [];
     }, this.idleMs);
     this.idleTimer.unref();
   }

@@ -43,6 +43,11 @@ port.on('message', (m: ToJoinWorker) => {
     }, 20);
     return;
   }
+  if (m.type === 'drop') {
+    for (const uid of m.uids) tables.delete(uid);
+    fullGc();
+    return;
+  }
   for (const uid of m.evict) tables.delete(uid);
   if (m.table !== null) tables.set(m.uid, tableFromTransfer(m.table));
   const table = tables.get(m.uid);
