@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { Int32, Table, TimestampMillisecond, Utf8, tableFromArrays, tableToIPC, vectorFromArray } from 'apache-arrow';
+import { Int32, Table, TimestampMillisecond, Utf8, makeData, makeVector, tableFromArrays, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EU_KEY, TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { expectError, pitSnapshot } from './support/fixtures.js';
@@ -147,6 +147,61 @@ describe('contract 15: asof_join', () => {
     expect(r.body.error.message).toContain('"at" must be a Timestamp or a Date32');
   });
 
+  it('Arrow and JSON bodies: a missing or null at or key, a bad type, a passthrough named like a dataset column: 400 naming the row and column', async () => {
+    const arrow = (children: Record<string, Vector>) => tableToIPC(new Table(children), 'stream');
+    const at = (n: number) =>
+      vectorFromArray(
+        Array.from({ length: n }, () => new Date('2026-02-04T12:00:00Z')),
+        new TimestampMillisecond(),
+      );
+    const cases: Array<[string | Uint8Array, string, string]> = [
+      [
+        arrow({
+          at: vectorFromArray([new Date('2026-02-04T12:00:00Z'), null], new TimestampMillisecond()),
+          country: vectorFromArray(['DE', 'FR'], new Utf8()),
+        }),
+        'arrow',
+        'row 1: column "at"',
+      ],
+      [arrow({ at: at(3), country: vectorFromArray(['DE', 'FR', null], new Utf8()) }), 'arrow', 'row 2: column "country"'],
+      [arrow({ at: at(1) }), 'arrow', 'row 0: column "country"'],
+      [arrow({ country: vectorFromArray(['DE'], new Utf8()) }), 'arrow', 'row 0: column "at"'],
+      [arrow({ at: at(1), country: vectorFromArray([7], new Int32()) }), 'arrow', 'column "country" (a series-key column) must be Utf8'],
+      [
+        arrow({ at: at(1), country: vectorFromArray(['DE'], new Utf8()), value: vectorFromArray([1], new Int32()) }),
+        'arrow',
+        'column "value" is named like a column of the dataset',
+      ],
+      [JSON.stringify([{ at: '2026-02-04', country: 'DE', tag: 'x' }]), 'json', 'column "tag" is named like a column of the dataset'],
+      [JSON.stringify([{ at: '2026-02-04', country: 'DE' }, { country: 'DE' }]), 'json', 'row 1: column "at"'],
+      [
+        JSON.stringify([
+          { at: '2026-02-04', country: 'DE' },
+          { at: null, country: 'DE' },
+        ]),
+        'json',
+        'row 1: column "at"',
+      ],
+      [JSON.stringify([{ at: 20260204, country: 'DE' }]), 'json', 'row 0: column "at"'],
+      [JSON.stringify([{ at: '2026-02-04', country: 'DE' }, 'x']), 'json', 'row 1: an event must be a JSON object'],
+      [
+        JSON.stringify([
+          { at: '2026-02-04', country: 'DE', qty: 1 },
+          { at: '2026-02-04', country: 'DE', qty: 'one' },
+        ]),
+        'json',
+        'row 1: column "qty"',
+      ],
+      [JSON.stringify([{ at: '2026-02-04', country: 'DE', qty: { n: 1 } }]), 'json', 'row 0: column "qty" holds an object'],
+    ];
+    const types = { arrow: 'application/vnd.apache.arrow.stream', json: 'application/json' } as const;
+    for (const [body, kind, says] of cases) {
+      const r = await post(body, types[kind as keyof typeof types]);
+      expectError(r, 400, 'invalid_body', undefined);
+      expect(r.body.error.message, `${kind}: ${says}`).toContain(says);
+    }
+  });
+
   it('415 for a body type or encoding it cannot read', async () => {
     expectError(await post('at,country\n', 'text/plain'), 415, 'unsupported_media_type', undefined);
     expectError(await post('at,country\n', 'text/csv', '', { 'content-encoding': 'br' }), 415, 'unsupported_media_type', undefined);
@@ -182,6 +237,53 @@ describe('contract 15: asof_join', () => {
     const r = await post('at,country\n' + line.repeat(1_000_001));
     expectError(r, 413, 'payload_too_large', undefined);
   }, 60_000);
+
+  it('more than 1,000,000 events as JSON or as Arrow: 413 payload_too_large', async () => {
+    const n = 1_000_001;
+    const json = '[' + Array.from({ length: n }, () => '{"at":"2026-02-04","country":"DE"}').join(',') + ']';
+    expectError(await post(json, 'application/json'), 413, 'payload_too_large', undefined);
+    const arrow = tableToIPC(
+      new Table({
+        at: makeVector({ type: new TimestampMillisecond(), data: new BigInt64Array(n).fill(BigInt(Date.UTC(2026, 1, 4, 12))) } as never),
+        country: makeVector(
+          makeData({ type: new Utf8(), length: n, valueOffsets: Int32Array.from({ length: n + 1 }, (_, i) => 2 * i), data: Buffer.from('DE'.repeat(n)) }),
+        ),
+      }),
+      'stream',
+    );
+    expectError(await post(arrow, 'application/vnd.apache.arrow.stream'), 413, 'payload_too_large', undefined);
+  }, 120_000);
+
+  it('a body sent without Content-Length past 256 MiB: 413 as soon as the limit is passed, readable by the client while it is still sending', async () => {
+    const url = new URL(`${h.url}${JOIN}`);
+    let sent = 0;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'text/csv' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', reject);
+      // chunked: 1 MiB at a time as the socket takes it, up to 300 MiB, stopping once answered
+      const chunk = Buffer.alloc(1024 * 1024, 0x41);
+      const more = (): void => {
+        while (sent < 300 * 1024 * 1024 && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', more);
+        }
+      };
+      more();
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('payload_too_large');
+    expect(sent, 'answered before the client sent all it meant to').toBeLessThan(300 * 1024 * 1024);
+  }, 120_000);
 
   it('a body announced over 256 MiB: 413, readable by the client while it is still sending', async () => {
     const url = new URL(`${h.url}${JOIN}`);

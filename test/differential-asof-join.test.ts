@@ -28,6 +28,7 @@ import {
 } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromArrow, type Json } from './support/format-cells.js';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { isoDate, randomAsOf } from './support/random-query.js';
 import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
@@ -271,6 +272,17 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset} (seed ${s.seed}, ke
           if (fa.get(i) !== want[i]!.floor_applied || gotDate !== want[i]!.date) {
             failures.push(`${context}: arrow row ${i}: floor_applied ${String(fa.get(i))}, date ${gotDate}; expected ${JSON.stringify(want[i])}`);
             break;
+          }
+        }
+        // every other cell: what apache-arrow reads equals the JSON answer's cell (itself checked against the reference)
+        outer: for (let i = 0; i < want.length; i++) {
+          for (const f of t.schema.fields) {
+            const json = env.data[i]![f.name] as Json;
+            const got = fromArrow(t.getChild(f.name)!.get(i), String(f.type), json);
+            if (!isDeepStrictEqual(got, json)) {
+              failures.push(`${context}: arrow row ${i} column ${f.name}: ${JSON.stringify(got)}, the json answer ${JSON.stringify(json)}`);
+              break outer;
+            }
           }
         }
       }
