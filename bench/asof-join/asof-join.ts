@@ -20,7 +20,7 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { DuckDBInstance, DuckDBTimestampValue } from '@duckdb/node-api';
@@ -34,7 +34,17 @@ import { freePort, spawnLogged, waitFor200 } from '../lib/proc.js';
 
 const log = (m: string): void => void process.stderr.write(`[asof-join ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const { values: args } = parseArgs({
-  options: { rounds: { type: 'string', default: '3' }, events: { type: 'string', default: '1000000' }, out: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '3' },
+    events: { type: 'string', default: '1000000' },
+    out: { type: 'string' },
+    /** another build's dist/src/cli/main.js: its server is measured beside this one (small requests during its joins) */
+    'before-cli': { type: 'string' },
+    /** serving threads of the servers: 1 (default) puts the small requests on the join's thread */
+    workers: { type: 'string', default: '1' },
+    /** DuckDB's query: rank (default) or struct (the first version) */
+    sql: { type: 'string', default: 'rank' },
+  },
 });
 const ROUNDS = Number(args.rounds);
 const EVENTS = Number(args.events);
@@ -141,7 +151,30 @@ async function pitcacheJoin(base: string, events: Table): Promise<Table> {
   return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
 }
 
-const JOIN_SQL = `
+/**
+ * Each version's rank in its series by (date, observed, ingested, position) (an integer), the
+ * running max of that rank in threshold order, one row per (series, threshold), the version
+ * of that rank looked up, and the events ASOF-joined on the threshold. An integer running max
+ * instead of one over a struct (the first version of this query, `--sql struct`) makes
+ * DuckDB's side about 20x faster for the same answer.
+ */
+const JOIN_SQL_RANK = `
+WITH v AS (
+  SELECT country, date, stress_index,
+         CASE WHEN obs <= ${FLOOR_US} THEN eff ELSE greatest(eff, obs) END AS thr,
+         row_number() OVER (PARTITION BY country ORDER BY date, obs, ing, pos) AS rk
+  FROM rows
+), run AS (
+  SELECT country, thr, max(max(rk)) OVER (PARTITION BY country ORDER BY thr ROWS UNBOUNDED PRECEDING) AS best
+  FROM v GROUP BY country, thr
+), best AS (
+  SELECT run.country, run.thr, v.date, v.stress_index FROM run JOIN v ON v.country = run.country AND v.rk = run.best
+)
+SELECT e.i, best.date AS date, best.stress_index AS value
+FROM events e ASOF LEFT JOIN best ON e.country = best.country AND best.thr <= e.at_us
+ORDER BY e.i`;
+
+const JOIN_SQL_STRUCT = `
 WITH v AS (
   SELECT country, date, obs, ing, pos, stress_index,
          CASE WHEN obs <= ${FLOOR_US} THEN eff ELSE greatest(eff, obs) END AS thr
@@ -156,6 +189,8 @@ WITH v AS (
 SELECT e.i, best.b.date AS date, best.value AS value
 FROM events e ASOF LEFT JOIN best ON e.country = best.country AND best.thr <= e.at_us
 ORDER BY e.i`;
+
+const JOIN_SQL = args.sql === 'struct' ? JOIN_SQL_STRUCT : JOIN_SQL_RANK;
 
 async function main(): Promise<void> {
   log(`making ${SERIES} series x ${DAYS} days of row-versions`);
@@ -179,12 +214,18 @@ async function main(): Promise<void> {
   );
   await writeGeneration(new LocalSource(dir), { productId: 'gbsi_eu', dataset: 'system_stress' }, snapshot, 1, '2026-11-29T00:00:00Z');
   await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [{ id: 'bench', key: KEY, products: ['*'] }] }));
+  const serveFlags = ['--workers', args.workers!];
   const port = await freePort();
-  const server = spawnLogged(serveArgv(cliPath(), dir, port));
+  const server = spawnLogged(serveArgv(cliPath(), dir, port, serveFlags));
   const base = `http://127.0.0.1:${port}`;
-  serverOutput = () => server.output();
+  // The other build (--before-cli), on the same folder: small requests during its joins, paired with this build's.
+  const beforePort = args['before-cli'] === undefined ? null : await freePort();
+  const before = beforePort === null ? null : spawnLogged(serveArgv(resolve(args['before-cli']!), dir, beforePort, serveFlags));
+  const beforeBase = `http://127.0.0.1:${beforePort ?? 0}`;
+  serverOutput = () => server.output() + (before === null ? '' : `\n(before) ${before.output()}`);
   try {
     await waitFor200(`${base}/readyz`, server, 600_000);
+    if (before !== null) await waitFor200(`${beforeBase}/readyz`, before, 600_000);
     log('server ready');
     const events = makeEvents(EVENTS);
     const table = eventsTable(events);
@@ -251,60 +292,96 @@ async function main(): Promise<void> {
     }
     log(`answers equal (${matched} of ${EVENTS} events found a row)`);
 
-    const prober = (ms: number): Promise<number[]> =>
+    /**
+     * Small as_of requests (one series at one instant) sent one after another from a worker
+     * thread on one keep-alive connection until `stop` is set (at least `minMs`): with one
+     * serving thread they share the join's thread.
+     */
+    const prober = (at: string, stop: Int32Array, minMs: number): Promise<number[]> =>
       new Promise((resolve, reject) => {
         const w = new Worker(
           `const { workerData, parentPort } = require('node:worker_threads');
-           (async () => { const lat = []; const end = Date.now() + workerData.ms; let i = 0;
-             while (Date.now() < end) { const t = performance.now();
-               const r = await fetch(workerData.base + '/gbsi_eu/system_stress?country=C' + String(i++ % 2000).padStart(4, '0'), { headers: { 'x-api-key': workerData.key } });
-               await r.arrayBuffer(); lat.push(performance.now() - t); }
+           (async () => { const lat = []; const end = Date.now() + workerData.minMs; let i = 0;
+             while (Date.now() < end || Atomics.load(workerData.stop, 0) === 0) { const t = performance.now();
+               const r = await fetch(workerData.base + '/gbsi_eu/system_stress?country=C' + String((i++ * 7919) % 2000).padStart(4, '0') + '&as_of=2026-0' + (1 + (i % 9)) + '-15T12:00:00Z', { headers: { 'x-api-key': workerData.key } });
+               await r.arrayBuffer(); if (r.status !== 200) throw new Error('small request: ' + r.status); lat.push(performance.now() - t); }
              parentPort.postMessage(lat); })();`,
-          { eval: true, workerData: { base, key: KEY, ms } },
+          { eval: true, workerData: { base: at, key: KEY, stop, minMs } },
         );
         w.once('message', resolve);
         w.once('error', reject);
       });
     const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] ?? NaN;
+    /** A join on `at` with small requests on the same server while it runs: its time and theirs. */
+    const joinWithProbe = async (at: string): Promise<{ ms: number; small: number[] }> => {
+      const stop = new Int32Array(new SharedArrayBuffer(4));
+      const probe = prober(at, stop, 0);
+      const t0 = performance.now();
+      await pitcacheJoin(at, eventsTable(events));
+      const ms = performance.now() - t0;
+      Atomics.store(stop, 0, 1);
+      return { ms, small: await probe };
+    };
 
-    const quiet = await prober(3000);
+    const quiet = await prober(base, new Int32Array(new SharedArrayBuffer(4)).fill(1), 3000);
     const pTimes: number[] = [];
     const dTimes: number[] = [];
+    const bTimes: number[] = [];
     let during: number[] = [];
+    let duringBefore: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      // alternating: pitcache then DuckDB, then the other way round
-      const order = round % 2 === 0 ? ['p', 'd'] : ['d', 'p'];
+      // alternating: pitcache then DuckDB (then the other build), then the other way round
+      const order = round % 2 === 0 ? ['p', 'd', 'b'] : ['b', 'd', 'p'];
       for (const who of order) {
+        if (who === 'b' && before === null) continue;
         const t0 = performance.now();
         if (who === 'p') {
-          const probe = prober(1500);
-          await pitcacheJoin(base, eventsTable(events));
-          pTimes.push(performance.now() - t0);
-          during = during.concat(await probe);
+          const r = await joinWithProbe(base);
+          pTimes.push(r.ms);
+          during = during.concat(r.small);
+          log(`round ${round} pitcache: ${r.ms.toFixed(0)} ms, ${r.small.length} small requests meanwhile, p99 ${p99(r.small).toFixed(1)} ms`);
+        } else if (who === 'b') {
+          const r = await joinWithProbe(beforeBase);
+          bTimes.push(r.ms);
+          duringBefore = duringBefore.concat(r.small);
+          log(`round ${round} before: ${r.ms.toFixed(0)} ms, ${r.small.length} small requests meanwhile, p99 ${p99(r.small).toFixed(1)} ms`);
         } else {
           await duckJoin();
           dTimes.push(performance.now() - t0);
+          log(`round ${round} DuckDB: ${(performance.now() - t0).toFixed(0)} ms`);
         }
-        log(`round ${round} ${who === 'p' ? 'pitcache' : 'DuckDB'}: ${(performance.now() - t0).toFixed(0)} ms`);
       }
     }
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const pm = median(pTimes);
     const dm = median(dTimes);
+    const max = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), -Infinity);
     const result = {
       when: new Date().toISOString(),
       rows: rows.n,
       events: EVENTS,
       matched,
+      workers: Number(args.workers),
+      duckdb_sql: args.sql,
       pitcache_ms: pTimes,
       duckdb_ms: dTimes,
       pitcache_events_per_s: Math.round(EVENTS / (pm / 1000)),
       duckdb_events_per_s: Math.round(EVENTS / (dm / 1000)),
       ratio_duckdb_over_pitcache: dm / pm,
-      small_get_p99_ms_quiet: p99(quiet),
-      small_get_p99_ms_during_joins: p99(during),
-      small_gets_quiet: quiet.length,
-      small_gets_during: during.length,
+      small_p99_ms_quiet: p99(quiet),
+      small_p99_ms_during_joins: p99(during),
+      small_max_ms_during_joins: max(during),
+      small_quiet: quiet.length,
+      small_during: during.length,
+      ...(before === null
+        ? {}
+        : {
+            before_cli: args['before-cli'],
+            before_ms: bTimes,
+            before_small_p99_ms_during_joins: p99(duringBefore),
+            before_small_max_ms_during_joins: max(duringBefore),
+            before_small_during: duringBefore.length,
+          }),
     };
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     if (args.out !== undefined) await writeFile(args.out, JSON.stringify(result, null, 2) + '\n');
@@ -312,6 +389,7 @@ async function main(): Promise<void> {
     process.stderr.write(`server output:\n${server.output()}\n`);
     throw e;
   } finally {
+    await before?.stop();
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   }
