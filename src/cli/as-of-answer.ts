@@ -1,5 +1,5 @@
 import type { SnapshotSource } from '../source/snapshot-source.js';
-import { findProduct } from '../catalog/products.js';
+import type { Catalog } from '../catalog/catalog.js';
 import { DatasetSlot } from '../generations/dataset-slot.js';
 import { loadGeneration } from '../generations/load-generation.js';
 import { inlineBuilder } from '../generations/table-builder.js';
@@ -17,6 +17,8 @@ import type { Output } from '../publish/output.js';
  */
 export interface AsOfRequest {
   readonly source: SnapshotSource;
+  /** the catalog in force at the source (contract 13): it names the product, its filters and floor */
+  readonly catalog: Catalog;
   readonly productId: string;
   readonly dataset: string;
   /** the API query string (undecoded), e.g. `as_of=2026-04-02&country=DE,FR` */
@@ -29,7 +31,7 @@ export interface AsOfRequest {
 export type AsOfSummary = ChainSummary;
 
 export async function writeAsOfAnswer(req: AsOfRequest): Promise<AsOfSummary> {
-  const product = findProduct(req.productId);
+  const product = req.catalog.product(req.productId);
   if (product === undefined) throw new Error(`unknown product ${req.productId}`);
   const slot = new DatasetSlot(product, req.dataset);
   const check = await readManifest(req.source, { productId: req.productId, dataset: req.dataset }, null);

@@ -39,7 +39,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     name: 'asof',
     summary: 'Rebuild an API answer from the stored files (the file channel).',
     about:
-      "Answers the query the flags describe from the snapshot files of --source with the server's own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API's data arrays over its whole cursor chain.",
+      "Answers the query the flags describe from the snapshot files of --source with the server's own code (same checks, PIT-4 ordering, rendering) and writes every row of the answer to stdout: the rows of the API's data arrays over its whole cursor chain. The product, its datasets and filters are the catalog's at --source (pitcache catalog --source prints it); each filter is a flag named after it, _ written -: a filter bidding_zone is --bidding-zone DE or --bidding-zone DE,FR (any of them).",
     options: ASOF_OPTIONS,
   },
   {

@@ -1,28 +1,18 @@
 import { z } from 'zod';
-import { PRODUCTS, findProduct } from '../catalog/products.js';
 import type { OptionSpec } from './option-table.js';
 import { optionSpecs } from './option-table.js';
-import { booleanOption, enumOption, locationOption, pathOption, wordOption } from './option-types.js';
+import { booleanOption, locationOption, pathOption, wordOption } from './option-types.js';
 import { parseOptions } from './parse-options.js';
 
 /** The options of `pitcache publish`; see option-table.ts for how flags, variables and help derive from them. */
-export const PRODUCT_IDS = PRODUCTS.map((p) => p.id) as [string, ...string[]];
-
 /** Options shared by the commands that read or write one dataset of a source. */
 export const datasetOptions = {
   source: locationOption().describe('Where the snapshots are: s3://bucket/prefix, file:///abs/dir or a path (the same as pitcache serve --source).'),
-  product: enumOption(PRODUCT_IDS).describe('The product id of the dataset.'),
-  dataset: wordOption().describe('The dataset name, one the product names (spec 2.2), e.g. system_stress.'),
+  product: wordOption().describe('The product id of the dataset, one the catalog at --source names (pitcache catalog --source prints it).'),
+  dataset: wordOption().describe('The dataset name, one the product names in the catalog at --source, e.g. system_stress.'),
   s3Endpoint: wordOption().optional().describe('Endpoint URL of an S3-compatible store (MinIO, a local emulator); unset for AWS S3.'),
   s3ForcePathStyle: booleanOption().default(false).describe('Address the bucket in the path (http://host/bucket/key), as most S3-compatible stores need.'),
 };
-
-/** An issue for zod when the dataset is not one the product names. */
-export function datasetIssue(productId: string, dataset: string): string | null {
-  const product = findProduct(productId);
-  if (product === undefined || product.datasets.some((d) => d.name === dataset)) return null;
-  return `is not a dataset of ${productId} (its datasets: ${product.datasets.map((d) => d.name).join(', ')})`;
-}
 
 export type InputFormat = 'arrow' | 'csv' | 'parquet';
 
@@ -40,10 +30,8 @@ export function inputFormatOf(path: string): InputFormat | null {
 const COLUMN_LIST_RE = /^[^,\s]+(,[^,\s]+)*$/;
 
 const publishOptions = z.object({
-  ...datasetOptions,
   // Which products and datasets exist is the catalog's at --source (contract 13): checked when publishing.
-  product: wordOption().describe('The product id of the dataset, one the catalog at --source names (pitcache catalog --source prints it).'),
-  dataset: wordOption().describe('The dataset name, one the product names in the catalog at --source, e.g. system_stress.'),
+  ...datasetOptions,
   input: pathOption().describe(
     'The recomputed rows: an Arrow IPC file or stream (.arrow, .arrows, .ipc, .feather), a CSV file with a header row (.csv), a Parquet file (.parquet), or a folder of them (read in name order), with the columns of the dataset.',
   ),
