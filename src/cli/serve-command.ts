@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { LocalSource } from '../source/local-source.js';
 import { openLocation, openSource } from '../source/open-source.js';
 import type { ConditionalRead, SnapshotSource } from '../source/snapshot-source.js';
-import { ensureDemoData, demoKeysConfig, DEMO_KEY } from '../demo/ensure-demo.js';
+import { ensureDemoData, demoKeysConfig, DEMO_EXAMPLE, DEMO_KEY } from '../demo/ensure-demo.js';
 import { parseKeysFile, type KeysConfig } from '../auth/keys-file.js';
 import { KeysWatcher } from '../auth/keys-watcher.js';
 import { parseServeConfig, SHUTDOWN_GRACE_SECONDS, type ServeConfig } from '../config/serve-config.js';
@@ -84,7 +84,7 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
     return 1;
   }
   if (config.data.mode === 'demo') {
-    log.info(`demo ready: curl -H 'x-api-key: ${DEMO_KEY}' 'http://${config.host}:${server.port}/gbsi_eu/system_stress?country=DE'`);
+    log.info(`demo ready: curl -H 'x-api-key: ${DEMO_KEY}' 'http://${config.host}:${server.port}${DEMO_EXAMPLE}'`);
   }
   const running = server;
   // Polled like the manifests; a removed key is refused within one refresh interval.

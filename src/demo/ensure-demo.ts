@@ -18,6 +18,8 @@ export { DEMO_KEY, DEMO_EU_KEY, DEMO_ADMIN_KEY } from './keys.js';
 const STAMP_FILE = '.pitcache-demo.json';
 /** The keys file next to the data, so `serve --source <dir> --keys <dir>/keys.json` works too. */
 export const DEMO_KEYS_FILE = 'keys.json';
+/** A first request to try on the demo (its path and query), logged when the demo server is up. */
+export const DEMO_EXAMPLE = '/gbsi_eu/system_stress?country=DE';
 
 export async function ensureDemoData(dir: string, log: Logger, opts?: { endDate?: string }): Promise<void> {
   const endDate = opts?.endDate ?? DEMO_END_DATE;

@@ -1,4 +1,4 @@
-import type { ProductSpec } from '../catalog/products.js';
+import type { ProductSpec } from '../catalog/catalog.js';
 import { invalidParam } from '../errors.js';
 import { canonicalText } from './canonical-text.js';
 import type { QueryScratch } from './query-scratch.js';

@@ -1,4 +1,4 @@
-import type { ProductSpec } from '../catalog/products.js';
+import type { ProductSpec } from '../catalog/catalog.js';
 import { invalidParam } from '../errors.js';
 import { formatDate as formatDay } from '../time/instant.js';
 import { canonicalText } from './canonical-text.js';

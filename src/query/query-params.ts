@@ -1,5 +1,4 @@
-import type { FilterSpec, ProductSpec } from '../catalog/products.js';
-import { floorUsOf } from '../catalog/catalog.js';
+import { floorUsOf, type FilterSpec, type ProductSpec } from '../catalog/catalog.js';
 import { ApiError, invalidParam } from '../errors.js';
 import { asciiDigits, dayEndUs, parseDate, parseRfc3339 } from '../time/instant.js';
 import type { FilterClause } from './query.js';
