@@ -21,6 +21,14 @@ export interface ServerStat {
   readonly redispatches: number;
   /** sessions the server received */
   readonly sessions: number;
+  /** sessions open on the server now */
+  readonly current: number;
+  /** responses that failed (the server closed or reset the connection before answering whole) */
+  readonly responseErrors: number;
+  /** transfers the server aborted */
+  readonly serverAborts: number;
+  /** connections to the server that could not be made (retried elsewhere when allowed) */
+  readonly connectErrors: number;
 }
 
 export function haproxyVersion(): string {
@@ -93,6 +101,10 @@ export class Haproxy {
         retries: Number(f[at('wretr')] || 0),
         redispatches: Number(f[at('wredis')] || 0),
         sessions: Number(f[at('stot')] || 0),
+        current: Number(f[at('scur')] || 0),
+        responseErrors: Number(f[at('eresp')] || 0),
+        serverAborts: Number(f[at('srv_abrt')] || 0),
+        connectErrors: Number(f[at('econ')] || 0),
       }));
   }
 

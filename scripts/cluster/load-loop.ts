@@ -22,7 +22,11 @@ export interface LoopOptions {
 
 export class LoadLoop {
   requests = 0;
+  /** answers that were right */
+  answered = 0;
   readonly failures: string[] = [];
+  /** when each failure happened (Date.now()), in the order of `failures` */
+  readonly failedAt: number[] = [];
   /** "dataset generation" -> whole answers */
   readonly answersByGeneration = new Map<string, number>();
   /** "dataset generation" -> complete chains */
@@ -74,6 +78,7 @@ export class LoadLoop {
     try {
       const a = await get(this.o.base, wholePath(d), this.o.key);
       const g = checkWhole(this.expect, d, a);
+      this.answered++;
       bump(this.answersByGeneration, `${idOf(d)} ${g}`);
       if (a.recordId !== null) this.wholes.push({ dataset: d, recordId: a.recordId });
     } catch (e) {
@@ -88,6 +93,7 @@ export class LoadLoop {
       while (!c.done) {
         this.requests++;
         await c.step();
+        this.answered++;
         if (!c.done) await new Promise((r) => setTimeout(r, this.o.pageGapMs));
       }
       const g = c.check(this.expect);
@@ -101,6 +107,7 @@ export class LoadLoop {
   private fail(e: unknown): void {
     const message = e instanceof WrongAnswer ? e.message : `no answer: ${(e as Error).message} ${String((e as { cause?: unknown }).cause ?? '')}`;
     this.failures.push(`${new Date().toISOString().slice(11, 23)} ${message}`);
+    this.failedAt.push(Date.now());
   }
 }
 

@@ -99,6 +99,14 @@ export class Replica {
     return { ...end, ms: Date.now() - started };
   }
 
+  /** SIGKILL (a crash: no drain, no goodbye); resolves on the exit. */
+  async kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.child;
+    if (child === null || !this.running) throw new Error(`${this.name} is not running`);
+    child.kill('SIGKILL');
+    return exitOf(child);
+  }
+
   /** Whether this replica (in any of its processes) wrote the access-log line of this record id. */
   answered(recordId: string): boolean {
     return this.recordIds.has(recordId);

@@ -2,7 +2,8 @@
  * Topology 1: three replicas behind HAProxy round-robin, Prometheus scraping them. While
  * the request loop runs: a new generation is published, the replicas are rolled one by one,
  * cursor chains begun before the publish are finished after the roll (on processes that
- * never held their generation), and a key is revoked.
+ * never held their generation), and a key is revoked. Then, under a load of its own, one
+ * replica is killed with SIGKILL (replica-kill.ts).
  */
 import { checkWhole, get, wholePath } from './api-client.js';
 import { CursorChain } from './cursor-chain.js';
@@ -10,6 +11,7 @@ import { idOf } from './generations.js';
 import { SHIPPED_BACKEND } from './haproxy-config.js';
 import type { Haproxy } from './haproxy.js';
 import { LoadLoop } from './load-loop.js';
+import { killUnderLoad } from './replica-kill.js';
 import { accessLogsFlushed, replicasOf, until } from './probes.js';
 import { Prometheus } from './prometheus.js';
 import type { Replica } from './replica.js';
@@ -76,6 +78,7 @@ async function run(world: World, v: Verdicts, replicas: Replica[], lb: Haproxy, 
   await new Promise((r) => setTimeout(r, 1000));
   await loop.stop();
   await loopVerdicts(v, loop, replicas, lb);
+  await phase(v, 'SIGKILL of a replica under load', () => killUnderLoad(world, v, replicas, lb));
   await phase(v, 'prometheus after the roll', () => promVerdicts(v, prom));
 }
 
