@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalSource } from '../src/source/local-source.js';
 import { decodeArrowTable } from '../src/publish/arrow-input.js';
-import { parseCsv } from '../src/publish/csv-parse.js';
+import { CsvParser, parseCsv, type CsvCell } from '../src/publish/csv-parse.js';
 import { describeType, readArrowSchema } from '../src/publish/dataset-schema.js';
 import { publish, type PublishRequest, type PublishResult } from '../src/publish/publish.js';
 import { cellValue } from '../src/publish/version-table.js';
@@ -29,6 +29,38 @@ describe('parseCsv (RFC 4180)', () => {
   it('accepts LF records, no final newline and a trailing blank line', () => {
     expect(parseCsv('a,b\n1,2').rows).toEqual([['1', '2']]);
     expect(parseCsv('a,b\n1,2\n\n').rows).toEqual([['1', '2']]);
+  });
+
+  it('reads the same records wherever the text is cut into chunks (inside quotes, doubled quotes, CRLF), in batches', () => {
+    const text = '\ufeffa,b,c\r\n"x, y","say ""hi""","two\r\nlines"\r\nplain,,""\r\n"q""",z,\n1,2,3\r"4",5,6\n\n\n';
+    const whole = parseCsv(text);
+    expect(whole.rows).toHaveLength(5);
+    const read = (cuts: readonly number[]): { rows: CsvCell[][]; lines: number[] } => {
+      const rows: CsvCell[][] = [];
+      const lines: number[] = [];
+      const parser = new CsvParser((b) => {
+        expect(b.rows.length).toBeLessThanOrEqual(2);
+        rows.push(...b.rows);
+        lines.push(...b.lines);
+      }, 2);
+      let at = 0;
+      for (const cut of [...cuts, text.length]) {
+        parser.push(text.slice(at, cut));
+        at = cut;
+      }
+      parser.end();
+      expect(parser.header).toEqual(['a', 'b', 'c']);
+      return { rows, lines };
+    };
+    for (let i = 0; i <= text.length; i++) {
+      for (const j of [i, i + 1, i + 2, i + 7]) {
+        expect(read([i, Math.min(j, text.length)]), `cut at ${i}, ${j}`).toEqual({ rows: whole.rows, lines: whole.lines });
+      }
+    }
+    const open = new CsvParser(() => {});
+    open.push('a,b\n1,"no');
+    open.push('t closed');
+    expect(() => open.end()).toThrow('line 2: a quoted field is not closed');
   });
 
   it('names the line of a malformed record', () => {

@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { asyncBufferFromFile } from 'hyparquet';
 import { openSource } from '../source/open-source.js';
@@ -71,12 +72,12 @@ async function readInput(config: PublishConfig): Promise<PublishInput | PublishI
 
 async function readOne(path: string, format: InputFormat): Promise<PublishInput> {
   const name = basename(path);
-  // Parquet is read a row group at a time from the file; the others whole.
+  // Every format is read a batch at a time from the file (contract 14), never whole.
   if (format === 'parquet') return { format, file: await asyncBufferFromFile(path), name };
-  const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
+  await access(path, constants.R_OK).catch((e: NodeJS.ErrnoException) => {
     throw new Error(`cannot read --input ${path}: ${e.code ?? e.message}`);
   });
-  return format === 'csv' ? { format, text: bytes.toString('utf8'), name } : { format, bytes, name };
+  return format === 'csv' ? { format, path, name } : { format, path, name };
 }
 
 export function summary(dataset: string, r: PublishResult): string {

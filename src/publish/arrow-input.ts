@@ -1,10 +1,11 @@
-import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { open } from 'node:fs/promises';
+import { RecordBatch, RecordBatchReader, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
 import type { DecodedColumn } from '../store/decode-arrow.js';
 import { decodeArrowColumn } from '../store/arrow-column.js';
-import { decodeArrowSnapshot, readArrowSnapshot } from '../store/decode-arrow.js';
-import { joinParts } from '../store/snapshot-to-table.js';
+import { checkArrowColumns, decodeArrowSnapshot } from '../store/decode-arrow.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
-import { describeType, makeSchema, readArrowSchema, unitScale, type ColumnDef, type DatasetSchema } from './dataset-schema.js';
+import { arrowSchemaInfo, describeType, makeSchema, readArrowSchema, unitScale, type ColumnDef, type DatasetSchema } from './dataset-schema.js';
 import type { VersionTable } from './version-table.js';
 
 /**
@@ -20,17 +21,6 @@ export function decodeArrowTable(bytes: Uint8Array, seriesKey: readonly string[]
   return { schema: makeSchema(columns, decoded.seriesKey, info.metadata), rows: decoded.rows, columns: decoded.columns };
 }
 
-/** The parts of a stored generation (contract 14, checked as a server checks them) -> one VersionTable. */
-export function decodeArrowParts(parts: readonly Uint8Array[], names: readonly string[]): VersionTable {
-  const info = readArrowSchema(parts[0]!);
-  const { snap } = joinParts(
-    parts.map((p) => readArrowSnapshot(p)),
-    names,
-  );
-  const columns = snap.columns.map((c) => decodeArrowColumn(c, null));
-  return { schema: makeSchema(info.columns, snap.seriesKey, info.metadata), rows: snap.rows, columns };
-}
-
 function addSeriesKey(bytes: Uint8Array, seriesKey: readonly string[]): Uint8Array {
   const table = tableFromIPC(bytes);
   const metadata = new Map(table.schema.metadata);
@@ -43,6 +33,66 @@ function addSeriesKey(bytes: Uint8Array, seriesKey: readonly string[]): Uint8Arr
     ),
     'stream',
   );
+}
+
+/** An input read a record batch at a time: its own schema (known before any batch), then its batches. */
+export interface BatchInput {
+  readonly schema: DatasetSchema;
+  /** each batch checked against contract 6 and decoded, in the input's schema; once only */
+  batches(): AsyncGenerator<VersionTable>;
+  /** lets the file go when the batches are not read to their end */
+  close(): Promise<void>;
+}
+
+/**
+ * Arrow IPC (file or stream) bytes or a file, read a record batch at a time: a file is read
+ * through its handle, so only the batch being decoded is in memory. Without
+ * `pitcache.series_key` in its schema, `seriesKey` is the key.
+ */
+export async function arrowBatchInput(input: Uint8Array | string, seriesKey: readonly string[]): Promise<BatchInput> {
+  const handle = typeof input === 'string' ? await open(input) : null;
+  try {
+    let reader;
+    try {
+      reader = handle === null ? RecordBatchReader.from(input as Uint8Array) : await RecordBatchReader.from(handle);
+      await reader.open();
+    } catch (e) {
+      throw new Error(`not an Arrow IPC file or stream: ${(e as Error).message}`);
+    }
+    let arrowSchema = reader.schema;
+    const info = arrowSchemaInfo(arrowSchema);
+    if (info.seriesKey === null) {
+      const metadata = new Map(arrowSchema.metadata);
+      metadata.set(SERIES_KEY_METADATA, JSON.stringify(seriesKey));
+      arrowSchema = new Schema(arrowSchema.fields, metadata, arrowSchema.dictionaries);
+    }
+    // The schema alone is checked first: an input of no batch is refused as one of many.
+    const checked = checkArrowColumns(arrowSchema, () => [], 0);
+    const schema = makeSchema(info.columns, checked.seriesKey, info.metadata);
+    const open = reader;
+    return {
+      schema,
+      async *batches() {
+        try {
+          let firstRow = 0;
+          for await (const batch of open as AsyncIterable<RecordBatch>) {
+            const rows = batch.numRows;
+            const snap = checkArrowColumns(arrowSchema, (i) => [batch.data.children[i] as Data], rows, firstRow);
+            firstRow += rows;
+            yield { schema, rows, columns: snap.columns.map((c) => decodeArrowColumn(c, null)) };
+          }
+        } finally {
+          await handle?.close();
+        }
+      },
+      close: async () => {
+        await handle?.close();
+      },
+    };
+  } catch (e) {
+    await handle?.close();
+    throw e;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../store/snapshot-to-table.js';
 import { PreconditionFailedError, type SnapshotSource } from '../source/snapshot-source.js';
 import {
   historyPath,
@@ -17,8 +18,8 @@ import { generationObjectName, partObjectName } from '../snapshot/write-generati
 
 /**
  * Writes one generation so that two publishers can never silently overwrite each other:
- * 1. the immutable objects (one, or the parts of contract 14 in series order), each only if
- *    no object of that name exists (a retry of the very same bytes is fine). When a name
+ * 1. the immutable objects (one, or the parts of contract 14 in series order, made again one
+ *    at a time: CommitRequest.remake), each only if no object of that name exists (a retry of the very same bytes is fine). When a name
  *    holds other bytes (a publish killed before its manifest left them, or another publish
  *    is under way) the objects get names of their content's own, so a killed publish never
  *    blocks the next one and never has its objects replaced under a manifest;
@@ -34,8 +35,14 @@ import { generationObjectName, partObjectName } from '../snapshot/write-generati
 export interface CommitRequest {
   readonly productId: string;
   readonly dataset: string;
-  /** the generation's objects in series order, each with its rows: one is written as a `/1` manifest, more as `/2` (contract 14) */
-  readonly parts: ReadonlyArray<{ readonly bytes: Uint8Array; readonly rows: number }>;
+  /** the generation's objects in series order, by digest: one is written as a `/1` manifest, more as `/2` (contract 14) */
+  readonly parts: readonly PartDigest[];
+  /**
+   * Makes the objects again, in order, handing each to `put`: a publish's output is made once
+   * to name the generation (the names may depend on every object's hash) and again to write
+   * it, so that it never has to be held whole in memory.
+   */
+  readonly remake: (put: (bytes: Uint8Array) => Promise<void>) => Promise<void>;
   readonly generation: number;
   /** RFC 3339 */
   readonly createdAt: string;
@@ -43,6 +50,13 @@ export interface CommitRequest {
   readonly expectedEtag: string | null;
   /** runs right before the manifest is written (tests race a second publisher here) */
   readonly beforeManifestWrite?: () => Promise<void>;
+}
+
+/** An object of a generation as its manifest names it. */
+export interface PartDigest {
+  readonly sha256: string;
+  readonly rows: number;
+  readonly bytes: number;
 }
 
 export interface CommitResult {
@@ -106,19 +120,30 @@ export async function commitGeneration(source: SnapshotSource, req: CommitReques
   return { manifest, enforced };
 }
 
-/** Every object of `manifest`; false when one of its names holds other bytes already. */
+/** Every object of `manifest`, made again; false when one of its names holds other bytes already. */
 async function writeObjects(source: SnapshotSource, req: CommitRequest, manifest: Manifest): Promise<boolean> {
   const refs = partsOf(manifest);
-  for (const [i, part] of req.parts.entries()) {
-    if (!(await writeImmutable(source, objectPath(req.productId, req.dataset, refs[i]!.object), part.bytes, refs[i]!.sha256))) return false;
+  let i = 0;
+  try {
+    await req.remake(async (bytes) => {
+      const ref = refs[i++];
+      if (ref === undefined || sha256Hex(bytes) !== ref.sha256) throw new Error('a part of the generation came out different when made again');
+      if (!(await writeImmutable(source, objectPath(req.productId, req.dataset, ref.object), bytes, ref.sha256))) throw NAME_TAKEN;
+    });
+  } catch (e) {
+    if (e === NAME_TAKEN) return false;
+    throw e;
   }
+  if (i !== refs.length) throw new Error(`the generation came out as ${i} parts when made again, not ${refs.length}`);
   return true;
 }
 
+/** Stops making objects again at the first name taken. */
+const NAME_TAKEN = new Error('an object name holds other bytes');
+
 function manifestOf(req: CommitRequest, ownNames: boolean): Manifest {
   const common = { product_id: req.productId, dataset: req.dataset, generation: req.generation, created_at: req.createdAt };
-  const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-  const shas = req.parts.map((p) => sha(p.bytes));
+  const shas = req.parts.map((p) => p.sha256);
   const rows = req.parts.reduce((n, p) => n + p.rows, 0);
   // The content's own names: the generation number, then the first hex digits of the hash of
   // its objects' hashes (a retry of the same bytes finds its own objects again).
@@ -131,7 +156,7 @@ function manifestOf(req: CommitRequest, ownNames: boolean): Manifest {
     object: partObjectName(req.generation, i).replace(/\/(\d+\.arrow)$/, `${tag}/$1`),
     sha256: shas[i],
     rows: p.rows,
-    bytes: p.bytes.byteLength,
+    bytes: p.bytes,
   }));
   return partsManifestSchema.parse({ format: PARTS_MANIFEST_FORMAT, ...common, parts, rows });
 }

@@ -5,32 +5,29 @@ import { describeType, makeSchema, unitScale, type ColumnDef, type DatasetSchema
 import type { VersionTable } from './version-table.js';
 
 /**
- * CSV rows -> a VersionTable. With the dataset's schema (there is a current snapshot) every
- * cell is read as its column's type. Without one (a first publish) the types are inferred:
- * `date` Date32; `str_effective_at` Date32 when every value is a date, else Timestamp[us];
- * other `str_*` Timestamp[us] (RFC 3339); `model_version` and series-key columns Utf8;
- * a column of only true/false Bool; of only numbers Float64; anything else Utf8.
+ * CSV records -> VersionTables, a batch at a time. With the dataset's schema (there is a
+ * current snapshot) every cell is read as its column's type. Without one (a first publish)
+ * the types are inferred from a first pass over the file (CsvTypeInference).
  *
  * Nulls: an empty cell is null. In a string column a quoted empty cell (`""`) is the empty
  * string; in any other column it is null too.
  */
 const REQUIRED = new Set(['date', 'str_effective_at', 'str_observed_at', 'str_ingested_at', 'model_version']);
 
-export function csvTable(doc: CsvDocument, schema: DatasetSchema | null, seriesKey: readonly string[]): VersionTable {
-  const index = new Map(doc.header.map((name, i) => [name, i]));
-  const target =
-    schema ??
-    makeSchema(
-      doc.header.map((name, i) => inferColumn(name, doc, i, seriesKey)),
-      seriesKey,
-    );
+/** The header checked against the dataset's columns (once per file). */
+export function checkCsvHeader(header: readonly string[], target: DatasetSchema): void {
+  const index = new Set(header);
   const missing = target.columns.filter((c) => !index.has(c.name)).map((c) => c.name);
   if (missing.length > 0) throw new CsvError(1, `the header lacks column(s) ${missing.join(', ')}`);
   const known = new Set(target.columns.map((c) => c.name));
-  const extra = doc.header.filter((name) => !known.has(name));
+  const extra = header.filter((name) => !known.has(name));
   if (extra.length > 0) throw new CsvError(1, `column(s) ${extra.join(', ')} are not in the dataset`);
   for (const k of target.seriesKey) if (!known.has(k)) throw new CsvError(1, `series-key column ${JSON.stringify(k)} is not in the header`);
+}
 
+/** One batch of CSV records (header checked already) -> a VersionTable in the dataset's schema. */
+export function csvTable(doc: CsvDocument, target: DatasetSchema): VersionTable {
+  const index = new Map(doc.header.map((name, i) => [name, i]));
   const columns = target.columns.map((def) => {
     const notNull = REQUIRED.has(def.name) || target.seriesKey.includes(def.name);
     return readColumn(def, doc, index.get(def.name)!, notNull);
@@ -38,8 +35,59 @@ export function csvTable(doc: CsvDocument, schema: DatasetSchema | null, seriesK
   return { schema: target, rows: doc.rows.length, columns };
 }
 
+/**
+ * What a first publish infers each column's type from, gathered batch by batch (a first
+ * pass over the file): whether every non-empty cell is a date, a bool, a number.
+ */
+export class CsvTypeInference {
+  private readonly seen: Array<{ any: boolean; dates: boolean; bools: boolean; someNumber: boolean; numbers: boolean }>;
+
+  constructor(
+    private readonly header: readonly string[],
+    private readonly seriesKey: readonly string[],
+  ) {
+    this.seen = header.map(() => ({ any: false, dates: true, bools: true, someNumber: false, numbers: true }));
+  }
+
+  add(rows: readonly (readonly CsvCell[])[]): void {
+    for (const [c, s] of this.seen.entries()) {
+      for (const r of rows) {
+        const v = r[c] ?? null;
+        if (v === null || v === '') continue;
+        s.any = true;
+        if (s.dates && !DATE_RE.test(v)) s.dates = false;
+        if (s.bools && !BOOL_RE.test(v)) s.bools = false;
+        const number = NUMBER_RE.test(v);
+        if (number) s.someNumber = true;
+        else if (s.numbers && !(v.toLowerCase() in SPECIAL_FLOATS)) s.numbers = false;
+      }
+    }
+  }
+
+  /**
+   * `date` Date32; `str_effective_at` Date32 when every value is a date, else Timestamp[us];
+   * other `str_*` Timestamp[us] (RFC 3339); `model_version` and series-key columns Utf8;
+   * a column of only true/false Bool; of only numbers Float64; anything else Utf8.
+   */
+  schema(): DatasetSchema {
+    const columns = this.header.map((name, c): ColumnDef => {
+      const s = this.seen[c]!;
+      const timestamp: ColumnDef = { name, type: 'timestamp', unit: 'us' };
+      if (name === 'date') return { name, type: 'date32', unit: null };
+      if (name === 'str_effective_at') return s.any && s.dates ? { name, type: 'date32', unit: null } : timestamp;
+      if (name.startsWith('str_')) return timestamp;
+      if (name === 'model_version' || this.seriesKey.includes(name)) return { name, type: 'utf8', unit: null };
+      if (s.any && s.bools) return { name, type: 'bool', unit: null };
+      if (s.someNumber && s.numbers) return { name, type: 'float64', unit: null };
+      return { name, type: 'utf8', unit: null };
+    });
+    return makeSchema(columns, this.seriesKey);
+  }
+}
+
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const BOOL_RE = /^(true|false)$/i;
 const SPECIAL_FLOATS: Readonly<Record<string, number>> = {
   nan: NaN,
   '+nan': NaN,
@@ -51,20 +99,6 @@ const SPECIAL_FLOATS: Readonly<Record<string, number>> = {
   '-inf': -Infinity,
   '-infinity': -Infinity,
 };
-
-function inferColumn(name: string, doc: CsvDocument, c: number, seriesKey: readonly string[]): ColumnDef {
-  const values = doc.rows.map((r) => r[c] ?? null).filter((v): v is string => v !== null && v !== '');
-  const timestamp: ColumnDef = { name, type: 'timestamp', unit: 'us' };
-  if (name === 'date') return { name, type: 'date32', unit: null };
-  if (name === 'str_effective_at') return values.length > 0 && values.every((v) => DATE_RE.test(v)) ? { name, type: 'date32', unit: null } : timestamp;
-  if (name.startsWith('str_')) return timestamp;
-  if (name === 'model_version' || seriesKey.includes(name)) return { name, type: 'utf8', unit: null };
-  if (values.length > 0 && values.every((v) => /^(true|false)$/i.test(v))) return { name, type: 'bool', unit: null };
-  if (values.some((v) => NUMBER_RE.test(v)) && values.every((v) => NUMBER_RE.test(v) || v.toLowerCase() in SPECIAL_FLOATS)) {
-    return { name, type: 'float64', unit: null };
-  }
-  return { name, type: 'utf8', unit: null };
-}
 
 function readColumn(def: ColumnDef, doc: CsvDocument, c: number, notNull: boolean): DecodedColumn {
   const n = doc.rows.length;

@@ -1,5 +1,5 @@
 import { DateUnit, Precision, RecordBatchReader, TimeUnit as ArrowTimeUnit, Type } from 'apache-arrow';
-import type { DataType, Field } from 'apache-arrow';
+import type { DataType, Field, Schema } from 'apache-arrow';
 import { SERIES_KEY_METADATA, type ColumnType } from '../snapshot/arrow-writer.js';
 
 /**
@@ -51,7 +51,11 @@ export function readArrowSchema(bytes: Uint8Array): ArrowSchemaInfo {
   } catch (e) {
     throw new Error(`not an Arrow IPC file or stream: ${(e as Error).message}`);
   }
-  const schema = reader.schema;
+  return arrowSchemaInfo(reader.schema);
+}
+
+/** The same, of a schema already read (an input read a batch at a time). */
+export function arrowSchemaInfo(schema: Schema): ArrowSchemaInfo {
   const metadata = new Map(schema.metadata);
   return { columns: schema.fields.map(columnDef), seriesKey: parseSeriesKey(metadata.get(SERIES_KEY_METADATA)), metadata };
 }

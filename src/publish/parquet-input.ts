@@ -2,17 +2,35 @@ import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData,
 import { compressors } from 'hyparquet-compressors';
 import { buildArrowSnapshot, type ColumnSpec, type SnapshotSpec } from '../snapshot/arrow-writer.js';
 import { SERIES_KEY_METADATA } from '../store/decode-arrow.js';
+import { arrowBatchInput, type BatchInput } from './arrow-input.js';
 
 /**
- * A Parquet file -> the same rows as Arrow IPC bytes in contract 6's types, so that a Parquet
- * input is checked and conformed exactly as an Arrow one (arrow-input.ts). Read a row group
- * at a time, only the file's bytes of that group in memory besides what was read. Types:
+ * A Parquet file -> the same rows as Arrow IPC bytes in contract 6's types, a row group at
+ * a time, so that a Parquet input is checked and conformed exactly as an Arrow one
+ * (arrow-input.ts) and only one row group is in memory. Types:
  * DATE -> Date32; TIMESTAMP (ms, µs; UTC or naive, taken as UTC) -> Timestamp of that unit;
  * DOUBLE/FLOAT; INT8..32, UINT8..32, INT64; BOOLEAN; UTF8/STRING/ENUM -> Utf8. Anything else
  * (DECIMAL, nanoseconds, nested columns) is refused with the column named. The series key
  * comes from the file's `pitcache.series_key` key-value metadata, else `seriesKey`.
  */
-export async function parquetToArrow(file: AsyncBuffer, name: string, seriesKey: readonly string[]): Promise<{ bytes: Uint8Array; declaresKey: boolean }> {
+export async function parquetBatchInput(file: AsyncBuffer, name: string, seriesKey: readonly string[]): Promise<BatchInput> {
+  const groups = parquetRowGroups(file, name, seriesKey);
+  const first = await groups.next();
+  // The first row group (or an empty one when there is none) gives the schema.
+  const head = await arrowBatchInput(first.value as Uint8Array, seriesKey);
+  return {
+    schema: head.schema,
+    async *batches() {
+      yield* head.batches();
+      for await (const bytes of groups) yield* (await arrowBatchInput(bytes, seriesKey)).batches();
+    },
+    close: async () => {
+      await groups.return(undefined);
+    },
+  };
+}
+
+async function* parquetRowGroups(file: AsyncBuffer, name: string, seriesKey: readonly string[]): AsyncGenerator<Uint8Array> {
   let metadata: FileMetaData;
   try {
     metadata = await parquetMetadataAsync(file);
@@ -20,12 +38,25 @@ export async function parquetToArrow(file: AsyncBuffer, name: string, seriesKey:
     throw new Error(`${name} is not a Parquet file: ${(e as Error).message}`);
   }
   const leaves = columnsOf(metadata, name);
-  const rows = Number(metadata.num_rows);
-  const values = leaves.map(() => new Array<unknown>(rows));
   const index = new Map(leaves.map((l, i) => [l.name, i]));
+  const kv = new Map((metadata.key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
+  const declared = kv.get(SERIES_KEY_METADATA);
+  let key: string[];
+  try {
+    key = declared === undefined ? [...seriesKey] : (JSON.parse(declared) as string[]);
+  } catch {
+    throw new Error(`${name}: key-value metadata "${SERIES_KEY_METADATA}" is not JSON`);
+  }
+  const arrow = (values: unknown[][]): Uint8Array => {
+    const spec: SnapshotSpec = { columns: leaves.map((l, i) => ({ ...l.spec, values: values[i]! }) as ColumnSpec), seriesKey: key };
+    return buildArrowSnapshot(spec, 'stream');
+  };
+  if (metadata.row_groups.length === 0) yield arrow(leaves.map(() => []));
   let groupStart = 0;
   for (const group of metadata.row_groups) {
-    const groupEnd = groupStart + Number(group.num_rows);
+    const rows = Number(group.num_rows);
+    const groupEnd = groupStart + rows;
+    const values = leaves.map(() => new Array<unknown>(rows));
     await parquetRead({
       file,
       metadata,
@@ -41,25 +72,12 @@ export async function parquetToArrow(file: AsyncBuffer, name: string, seriesKey:
         const out = values[c]!;
         const from = Math.max(rowStart, groupStart);
         const to = Math.min(rowStart + columnData.length, groupEnd);
-        for (let r = from; r < to; r++) out[r] = columnData[r - rowStart] ?? null;
+        for (let r = from; r < to; r++) out[r - groupStart] = columnData[r - rowStart] ?? null;
       },
     });
     groupStart = groupEnd;
+    yield arrow(values);
   }
-  const kv = new Map((metadata.key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
-  const declared = kv.get(SERIES_KEY_METADATA);
-  let key: string[];
-  try {
-    key = declared === undefined ? [...seriesKey] : (JSON.parse(declared) as string[]);
-  } catch {
-    throw new Error(`${name}: key-value metadata "${SERIES_KEY_METADATA}" is not JSON`);
-  }
-  const spec: SnapshotSpec = {
-    columns: leaves.map((l, i) => ({ ...l.spec, values: values[i]! }) as ColumnSpec),
-    seriesKey: key,
-    batchRows: Math.max(1, ...metadata.row_groups.map((g) => Number(g.num_rows))),
-  };
-  return { bytes: buildArrowSnapshot(spec, 'stream'), declaresKey: declared !== undefined };
 }
 
 interface Leaf {

@@ -1,5 +1,8 @@
+import { orderBySeriesAndDate } from '../store/row-order.js';
 import { floorToUnit } from './dataset-schema.js';
-import { STAMP_COLUMNS, cellEquals, describeKey, instantsOf, keyReader, type VersionTable } from './version-table.js';
+import type { IngestedRewrite } from './physical-order.js';
+import { segmentKeys } from './segment-columns.js';
+import { STAMP_COLUMNS, cellEquals, describeKey, instantsOf, type VersionTable } from './version-table.js';
 
 /**
  * The state transition of spec section 3, applied to one publish of recomputed rows.
@@ -21,8 +24,10 @@ import { STAMP_COLUMNS, cellEquals, describeKey, instantsOf, keyReader, type Ver
 export interface VersionPlan {
   /** input rows to append, in input order */
   readonly appended: Int32Array;
-  /** stored row -> its new str_ingested_at in µs (already floored to the column's unit) */
-  readonly ingestedRewrites: ReadonlyMap<number, number>;
+  /** stored rows whose str_ingested_at becomes `us` (already floored to the column's unit); null when none */
+  readonly ingestedRewrites: IngestedRewrite | null;
+  /** how many stored rows `ingestedRewrites` flags */
+  readonly rewritten: number;
   /** appended rows that are the first version of their key */
   readonly newKeys: number;
   /**
@@ -38,67 +43,112 @@ export interface PlanOptions {
   readonly publishedAtUs: number;
 }
 
+/**
+ * Keys are matched by sorting, not by a key per row: the stored rows then the input rows are
+ * ordered by (series, date) with the store's sort (stable), so each key's rows are one run,
+ * stored versions first (in stored order), then the input's rows (in input order).
+ */
 export function planVersions(current: VersionTable | null, input: VersionTable, opts: PlanOptions): VersionPlan {
-  const inputKey = keyReader(input);
-  const seen = new Map<string, number>();
-  for (let r = 0; r < input.rows; r++) {
-    const key = inputKey(r);
-    const first = seen.get(key);
-    if (first !== undefined) {
-      throw new Error(
-        `the input holds ${describeKey(input, r)} twice (rows ${first + 1} and ${r + 1}): recomputed rows have one row per key; to publish a whole snapshot as it is (a rollback), use --replace`,
-      );
-    }
-    seen.set(key, r);
-  }
-  if (current === null)
-    return { appended: Int32Array.from({ length: input.rows }, (_, i) => i), ingestedRewrites: new Map(), newKeys: input.rows, shadowed: 0 };
+  const nc = current?.rows ?? 0;
+  const segments =
+    current === null
+      ? [{ table: input, rows: null }]
+      : [
+          { table: current, rows: null },
+          { table: input, rows: null },
+        ];
+  const { date, keys } = segmentKeys(segments, input.schema.seriesKey);
+  const order = orderBySeriesAndDate(date.length, date, keys);
+  const rowAt = (i: number): number => (order.perm === null ? i : order.perm[i]!);
 
-  const obs = instantsOf(current, 'str_observed_at');
-  const ing = instantsOf(current, 'str_ingested_at');
-  const newest = currentVersions(current, obs, ing);
+  const obs = current === null ? null : instantsOf(current, 'str_observed_at');
+  const ing = current === null ? null : instantsOf(current, 'str_ingested_at');
   const inObs = instantsOf(input, 'str_observed_at');
   const inIng = instantsOf(input, 'str_ingested_at');
-  const compared = current.schema.columns.map((c, i) => i).filter((i) => !STAMP_COLUMNS.has(current.schema.columns[i]!.name));
-  const ingestedDef = current.schema.columns.find((c) => c.name === 'str_ingested_at')!;
+  const compared = input.schema.columns.map((c, i) => i).filter((i) => !STAMP_COLUMNS.has(input.schema.columns[i]!.name));
+  const ingestedDef = input.schema.columns.find((c) => c.name === 'str_ingested_at')!;
   const restamp = floorToUnit(opts.publishedAtUs, ingestedDef.unit ?? 'us');
 
-  const appended: number[] = [];
-  const ingestedRewrites = new Map<number, number>();
+  const append = new Uint8Array(input.rows);
+  let rewrites: Uint8Array | null = null;
+  let rewritten = 0;
   let newKeys = 0;
   let shadowed = 0;
-  for (let r = 0; r < input.rows; r++) {
-    const stored = newest.get(inputKey(r));
-    if (stored === undefined) {
-      appended.push(r);
-      newKeys++;
-      continue;
-    }
-    const same = compared.every((c) => cellEquals(current.columns[c]!, stored, input.columns[c]!, r));
-    if (!same) {
-      appended.push(r);
-      if (inObs[r]! < obs[stored]! || (inObs[r] === obs[stored] && inIng[r]! < ing[stored]!)) shadowed++;
-      continue;
-    }
-    if (opts.rebuild && ing[stored] !== restamp) {
-      // Moving a current version's ingested backwards could demote it below an older version.
-      if (restamp < ing[stored]!) {
-        throw new Error(`the publish time is before str_ingested_at of the stored ${describeKey(current, stored)}: is the clock right?`);
+  // The first input row that repeats a key (and the key's first row), and the first row whose
+  // restamp would move time backwards: thrown after the walk, as a walk in input order would.
+  let dupFirst = -1;
+  let dupSecond = -1;
+  let backwards = -1;
+  let backwardsStored = -1;
+  for (let s = 0; s < order.seriesCount; s++) {
+    const end = order.seriesStart[s + 1]!;
+    let a = order.seriesStart[s]!;
+    while (a < end) {
+      const d = date[rowAt(a)]!;
+      let b = a + 1;
+      while (b < end && date[rowAt(b)] === d) b++;
+      // The key's current version: the greatest (observed, ingested), a later row winning a full tie.
+      let stored = -1;
+      let first = -1;
+      let second = -1;
+      for (let i = a; i < b; i++) {
+        const row = rowAt(i);
+        if (row < nc) {
+          if (stored < 0 || obs![row]! > obs![stored]! || (obs![row] === obs![stored] && ing![row]! >= ing![stored]!)) stored = row;
+        } else if (first < 0) first = row - nc;
+        else if (second < 0) second = row - nc;
       }
-      ingestedRewrites.set(stored, restamp);
+      a = b;
+      if (second >= 0) {
+        if (dupSecond < 0 || second < dupSecond) {
+          dupFirst = first;
+          dupSecond = second;
+        }
+        continue;
+      }
+      if (first < 0) continue;
+      const r = first;
+      if (stored < 0) {
+        append[r] = 1;
+        newKeys++;
+        continue;
+      }
+      if (!sameValues(current!, stored, input, r, compared)) {
+        append[r] = 1;
+        if (inObs[r]! < obs![stored]! || (inObs[r] === obs![stored] && inIng[r]! < ing![stored]!)) shadowed++;
+        continue;
+      }
+      if (opts.rebuild && ing![stored] !== restamp) {
+        // Moving a current version's ingested backwards could demote it below an older version.
+        if (restamp < ing![stored]!) {
+          if (backwards < 0 || r < backwards) {
+            backwards = r;
+            backwardsStored = stored;
+          }
+          continue;
+        }
+        rewrites ??= new Uint8Array(nc);
+        rewrites[stored] = 1;
+        rewritten++;
+      }
     }
   }
-  return { appended: Int32Array.from(appended), ingestedRewrites, newKeys, shadowed };
+  if (dupSecond >= 0) {
+    throw new Error(
+      `the input holds ${describeKey(input, dupSecond)} twice (rows ${dupFirst + 1} and ${dupSecond + 1}): recomputed rows have one row per key; to publish a whole snapshot as it is (a rollback), use --replace`,
+    );
+  }
+  if (backwards >= 0) {
+    throw new Error(`the publish time is before str_ingested_at of the stored ${describeKey(current!, backwardsStored)}: is the clock right?`);
+  }
+  let count = 0;
+  for (let r = 0; r < input.rows; r++) count += append[r]!;
+  const appended = new Int32Array(count);
+  for (let r = 0, k = 0; r < input.rows; r++) if (append[r] === 1) appended[k++] = r;
+  return { appended, ingestedRewrites: rewrites === null ? null : { rows: rewrites, us: restamp }, rewritten, newKeys, shadowed };
 }
 
-/** key -> row of its current version (PIT-4 with the position tie-break: a later row wins a full tie). */
-function currentVersions(table: VersionTable, obs: Float64Array, ing: Float64Array): Map<string, number> {
-  const keyOf = keyReader(table);
-  const newest = new Map<string, number>();
-  for (let r = 0; r < table.rows; r++) {
-    const key = keyOf(r);
-    const best = newest.get(key);
-    if (best === undefined || obs[r]! > obs[best]! || (obs[r] === obs[best] && ing[r]! >= ing[best]!)) newest.set(key, r);
-  }
-  return newest;
+function sameValues(current: VersionTable, stored: number, input: VersionTable, r: number, compared: readonly number[]): boolean {
+  for (const c of compared) if (!cellEquals(current.columns[c]!, stored, input.columns[c]!, r)) return false;
+  return true;
 }

@@ -3,18 +3,19 @@ import type { SnapshotSource } from '../source/snapshot-source.js';
 import { catalogInForce } from '../catalog/catalog-source.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { objectPath, partsOf, type Manifest, type PartRef } from '../snapshot/manifest.js';
+import { decodeArrowColumn } from '../store/arrow-column.js';
+import { readArrowSnapshot } from '../store/decode-arrow.js';
 import { sha256Hex } from '../store/snapshot-to-table.js';
-import { decodeArrowSnapshot } from '../store/decode-arrow.js';
 import { formatIsoMillis } from '../time/instant.js';
-import { conformTable, decodeArrowParts, decodeArrowTable } from './arrow-input.js';
-import { buildSnapshotParts, DEFAULT_PART_BYTES, type Segment } from './build-snapshot.js';
-import { commitGeneration } from './commit-generation.js';
-import { concatTables } from './concat-tables.js';
-import type { DatasetSchema } from './dataset-schema.js';
-import { parquetToArrow } from './parquet-input.js';
-import { csvTable } from './csv-input.js';
-import { parseCsv } from './csv-parse.js';
+import { arrowBatchInput, conformTable, type BatchInput } from './arrow-input.js';
+import { buildSnapshotParts, DEFAULT_PART_BYTES, type PartSink, type Segment } from './build-snapshot.js';
+import { commitGeneration, type PartDigest } from './commit-generation.js';
+import { csvBatchInput, csvFileText, csvStringText } from './csv-batches.js';
+import { makeSchema, readArrowSchema, type DatasetSchema } from './dataset-schema.js';
+import { parquetBatchInput } from './parquet-input.js';
+import type { IngestedRewrite } from './physical-order.js';
 import { planVersions } from './plan-versions.js';
+import { TableAccumulator } from './table-accumulator.js';
 import type { VersionTable } from './version-table.js';
 
 /**
@@ -29,10 +30,17 @@ import type { VersionTable } from './version-table.js';
  * Rolling back = `--replace --input <an older snapshots/NNNNNNNN.arrow of the dataset>`:
  * the old rows are served again, as a new generation number (generations only go up, so
  * servers and cursors see an ordinary change).
+ *
+ * Memory (contract 14): the stored generation's columns, the input's columns and one batch
+ * per input being read, then one part of output at a time: inputs and stored parts are read a
+ * batch or a part at a time into typed columns (table-accumulator.ts), versions are planned
+ * on those (plan-versions.ts), and parts are made from them one at a time, twice (below).
  */
 export type PublishInput = (
   | { readonly format: 'arrow'; readonly bytes: Uint8Array }
+  | { readonly format: 'arrow'; readonly path: string }
   | { readonly format: 'csv'; readonly text: string }
+  | { readonly format: 'csv'; readonly path: string }
   | { readonly format: 'parquet'; readonly file: AsyncBuffer }
 ) & {
   /** for messages: the file's name */
@@ -108,13 +116,13 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
   }
 
   let segments: Segment[];
-  let rewrites: ReadonlyMap<number, number> = new Map();
+  let rewrites: IngestedRewrite | null = null;
   let counts = { added: 0, newKeys: 0, rewritten: 0, shadowed: 0 };
   if (req.replace) {
     segments = [{ table: input, rows: null }];
   } else {
     const plan = planVersions(current, input, { rebuild: req.rebuild, publishedAtUs: req.publishedAtUs });
-    if (plan.appended.length === 0 && plan.ingestedRewrites.size === 0 && stored !== null) {
+    if (plan.appended.length === 0 && plan.rewritten === 0 && stored !== null) {
       return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
     }
     segments =
@@ -125,17 +133,34 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
             { table: input, rows: plan.appended },
           ];
     rewrites = plan.ingestedRewrites;
-    counts = { added: plan.appended.length, newKeys: plan.newKeys, rewritten: plan.ingestedRewrites.size, shadowed: plan.shadowed };
+    counts = { added: plan.appended.length, newKeys: plan.newKeys, rewritten: plan.rewritten, shadowed: plan.shadowed };
   }
 
-  const parts = buildSnapshotParts(schema, segments, rewrites, req.partBytes ?? DEFAULT_PART_BYTES);
-  if (stored !== null && sameObjects(parts, partsOf(stored.manifest))) {
+  // The output is made once to learn its objects' digests (the manifest names them, and a
+  // publish equal to the stored generation writes nothing), then again as it is written. A
+  // generation of one part keeps it from the first time.
+  const build = (sink: PartSink): Promise<void> => buildSnapshotParts(schema, segments, rewrites, req.partBytes ?? DEFAULT_PART_BYTES, sink);
+  const digests: PartDigest[] = [];
+  let only: Uint8Array | null = null;
+  await build(async (bytes, rows) => {
+    // What the server will do with it, before anyone can see it.
+    const held = readArrowSnapshot(bytes).rows;
+    if (held !== rows) throw new Error(`a written part holds ${held} rows, ${rows} were meant`);
+    digests.push({ sha256: sha256Hex(bytes), rows, bytes: bytes.byteLength });
+    only = digests.length === 1 ? bytes : null;
+  });
+  if (stored !== null && sameObjects(digests, partsOf(stored.manifest))) {
     return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
   }
+  const kept: Uint8Array | null = only;
+  const remake = async (put: (bytes: Uint8Array) => Promise<void>): Promise<void> => {
+    if (kept !== null) await put(kept);
+    else await build((bytes) => put(bytes));
+  };
   const committed = await commitGeneration(req.source, {
     ...ref,
-    // What the server will do with them, before anyone can see them.
-    parts: parts.map((bytes) => ({ bytes, rows: decodeArrowSnapshot(bytes).rows })),
+    parts: digests,
+    remake,
     generation: (stored?.manifest.generation ?? 0) + 1,
     createdAt: formatIsoMillis(req.publishedAtUs),
     expectedEtag: stored?.etag ?? null,
@@ -151,64 +176,107 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
   };
 }
 
+/**
+ * The stored generation, part by part: each read, checked against its sha256 and the first
+ * part's schema (contract 14), decoded and dropped before the next is read.
+ */
 async function readStored(source: SnapshotSource, ref: { productId: string; dataset: string }, manifest: Manifest): Promise<VersionTable> {
-  const parts: Uint8Array[] = [];
-  const paths: string[] = [];
+  let acc: TableAccumulator | null = null;
+  let schemaText = '';
+  let first = '';
   for (const part of partsOf(manifest)) {
     const path = objectPath(ref.productId, ref.dataset, part.object);
-    const bytes = await source.readObject(path);
+    let bytes: Uint8Array | null = await source.readObject(path);
     if (sha256Hex(bytes) !== part.sha256) {
       throw new Error(`the current snapshot ${path} does not match its manifest's sha256: fix the dataset before publishing on top of it`);
     }
-    parts.push(bytes);
-    paths.push(path);
+    try {
+      const snap = readArrowSnapshot(bytes);
+      if (acc === null) {
+        const info = readArrowSchema(bytes);
+        acc = new TableAccumulator(makeSchema(info.columns, snap.seriesKey, info.metadata));
+        schemaText = snap.schemaText;
+        first = path;
+      } else if (snap.schemaText !== schemaText) {
+        throw new Error(`${path} has another schema than ${first}: every part of a generation has the same schema`);
+      }
+      acc.append({ schema: acc.schema, rows: snap.rows, columns: snap.columns.map((c) => decodeArrowColumn(c, null)) });
+    } catch (e) {
+      throw new Error(
+        `the current snapshot ${partsOf(manifest)
+          .map((p) => objectPath(ref.productId, ref.dataset, p.object))
+          .join(', ')} is refused: ${(e as Error).message}`,
+      );
+    }
+    bytes = null;
   }
-  try {
-    return parts.length === 1 ? decodeArrowTable(parts[0]!, []) : decodeArrowParts(parts, paths);
-  } catch (e) {
-    throw new Error(`the current snapshot ${paths.join(', ')} is refused: ${(e as Error).message}`);
-  }
+  return acc!.finish();
 }
 
 /**
  * Every input file -> one table in the dataset's schema (the current generation's, else the
- * first file's), files one after the other in the order given.
+ * first file's), files one after the other in the order given, each read a batch at a time.
  */
 async function readInputs(req: PublishRequest, current: VersionTable | null): Promise<VersionTable> {
   const inputs: readonly PublishInput[] = Array.isArray(req.input) ? req.input : [req.input as PublishInput];
   if (inputs.length === 0) throw new Error('the input folder holds no .arrow, .csv or .parquet file');
-  const tables: VersionTable[] = [];
+  let acc: TableAccumulator | null = current === null ? null : new TableAccumulator(current.schema);
   for (const input of inputs) {
-    const schema = current?.schema ?? tables[0]?.schema ?? null;
-    const table = await readInput(req, input, schema, inputs.length === 1 ? 'the input' : (input.name ?? 'an input'), input.name ?? 'the input');
-    tables.push(table);
+    const what = inputs.length === 1 ? 'the input' : (input.name ?? 'an input');
+    const schema = acc?.schema ?? null;
+    const opened = await openInput(req, input, schema, what);
+    try {
+      acc ??= new TableAccumulator(opened.schema);
+      const target = acc.schema;
+      if (input.format === 'csv') {
+        for await (const batch of opened.batches()) acc.append(batch);
+        continue;
+      }
+      // The schema is conformed before any batch: an input of no rows is checked too.
+      conformTable(new TableAccumulator(opened.schema).finish(), target, what);
+      const batches = opened.batches();
+      for (;;) {
+        let next: IteratorResult<VersionTable>;
+        try {
+          next = await batches.next();
+        } catch (e) {
+          throw refused(e, what);
+        }
+        if (next.done === true) break;
+        acc.append(conformTable(next.value, target, what));
+      }
+    } finally {
+      await opened.close();
+    }
   }
-  return concatTables(tables);
+  return acc!.finish();
 }
 
-async function readInput(req: PublishRequest, input: PublishInput, schema: DatasetSchema | null, what: string, file: string): Promise<VersionTable> {
+async function openInput(req: PublishRequest, input: PublishInput, schema: DatasetSchema | null, what: string): Promise<BatchInput> {
   const seriesKey = schema?.seriesKey ?? req.seriesKey ?? [];
-  if (input.format === 'csv') {
-    const table = csvTable(parseCsv(input.text), schema, seriesKey);
-    return schema === null ? table : { ...table, schema };
-  }
-  let table: VersionTable;
+  if (input.format === 'csv') return csvBatchInput('text' in input ? csvStringText(input.text) : csvFileText(input.path), schema, seriesKey);
+  let opened: BatchInput;
   try {
-    const bytes = input.format === 'parquet' ? (await parquetToArrow(input.file, file, seriesKey)).bytes : input.bytes;
-    table = decodeArrowTable(bytes, seriesKey);
+    if (input.format === 'parquet') opened = await parquetBatchInput(input.file, input.name ?? 'the input', seriesKey);
+    else opened = await arrowBatchInput('bytes' in input ? input.bytes : input.path, seriesKey);
   } catch (e) {
-    throw new Error(`${what} is refused: ${(e as Error).message}`);
+    throw refused(e, what);
   }
-  if (schema !== null) return conformTable(table, schema, what);
-  if (req.seriesKey !== null && !sameKey(req.seriesKey, table.schema.seriesKey)) {
-    throw new Error(`--series-key ${req.seriesKey.join(',')} differs from the series key ${what} declares (${table.schema.seriesKey.join(',')})`);
+  if (schema === null && req.seriesKey !== null && !sameKey(req.seriesKey, opened.schema.seriesKey)) {
+    await opened.close();
+    throw new Error(`--series-key ${req.seriesKey.join(',')} differs from the series key ${what} declares (${opened.schema.seriesKey.join(',')})`);
   }
-  return table;
+  return opened;
 }
 
 /** The same bytes as the stored generation's objects, part for part. */
-function sameObjects(parts: readonly Uint8Array[], stored: readonly PartRef[]): boolean {
-  return parts.length === stored.length && parts.every((bytes, i) => sha256Hex(bytes) === stored[i]!.sha256);
+function sameObjects(parts: readonly PartDigest[], stored: readonly PartRef[]): boolean {
+  return parts.length === stored.length && parts.every((p, i) => p.sha256 === stored[i]!.sha256);
+}
+
+function refused(e: unknown, what: string): Error {
+  const message = (e as Error).message;
+  return new Error(message.startsWith(`${what} is refused: `) ? message : `${what} is refused: ${message}`);
 }
 
 function sameKey(a: readonly string[], b: readonly string[]): boolean {

@@ -63,29 +63,6 @@ export function cellValue(col: DecodedColumn, row: number): string | number | bi
   }
 }
 
-/**
- * Key (series key + date, contract 2) of each row as a string. Each part is length-prefixed,
- * so no string value can make two different keys read the same.
- */
-export function keyReader(table: VersionTable): (row: number) => string {
-  const date = columnOf(table, 'date');
-  if (date.kind !== 'date32') throw new Error('column "date" must be Date32');
-  const days = date.values;
-  const series = table.schema.seriesKey.map((name) => {
-    const c = columnOf(table, name);
-    if (c.kind !== 'string') throw new Error(`series-key column "${name}" must be a string column`);
-    return c;
-  });
-  return (row) => {
-    let key = String(days[row]);
-    for (const c of series) {
-      const s = c.strings[c.codes[row]!]!;
-      key += `\u0000${s.length}:${s}`;
-    }
-    return key;
-  };
-}
-
 /** `date 2026-04-01, basin=atlantic`: a key as an operator reads it. */
 export function describeKey(table: VersionTable, row: number): string {
   const date = columnOf(table, 'date');

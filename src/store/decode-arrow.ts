@@ -1,5 +1,5 @@
 import { DateUnit, Precision, TimeUnit as ArrowTimeUnit, Type, tableFromIPC } from 'apache-arrow';
-import type { Data, DataType, Field, Table as ArrowTable } from 'apache-arrow';
+import type { Data, DataType, Field, Schema, Table as ArrowTable } from 'apache-arrow';
 import { decodeArrowColumn, firstTimestampOutOfRange, type ArrowColumn, type IntCtor } from './arrow-column.js';
 import type { TimeUnit } from './column.js';
 import type { DecodedColumn } from './decoded-column.js';
@@ -56,20 +56,25 @@ export function readArrowSnapshot(bytes: Uint8Array): ArrowSnapshot {
   } catch (e) {
     throw new Error(`not an Arrow IPC file or stream: ${(e as Error).message}`);
   }
-  const fields = table.schema.fields;
+  return checkArrowColumns(table.schema, (i) => (table.getChildAt(i)?.data ?? []) as Data[], table.numRows);
+}
+
+/**
+ * Record batches under a schema -> columns checked against contract 6: a whole snapshot, or
+ * one batch of a publish input read in batches (`firstRow` then numbers rows in messages as
+ * in the whole input).
+ */
+export function checkArrowColumns(schema: Schema, chunksOf: (field: number) => Data[], rows: number, firstRow = 0): ArrowSnapshot {
+  const fields = schema.fields;
   const names = new Set<string>();
   for (const f of fields) {
     if (names.has(f.name)) throw new Error(`column "${f.name}" appears twice`);
     names.add(f.name);
   }
   for (const r of REQUIRED) if (!names.has(r)) throw new Error(`required column "${r}" is missing`);
-  const seriesKey = readSeriesKey(table.schema.metadata, fields);
+  const seriesKey = readSeriesKey(schema.metadata, fields);
 
-  const rows = table.numRows;
-  const columns = fields.map((field, i) => {
-    const chunks = (table.getChildAt(i)?.data ?? []) as Data[];
-    return readColumn(field, chunks, rows);
-  });
+  const columns = fields.map((field, i) => readColumn(field, chunksOf(i), rows, firstRow));
 
   const byName = new Map(columns.map((c) => [c.name, c]));
   expectKind(byName.get('date')!, ['date32'], 'Date32');
@@ -114,7 +119,7 @@ function readSeriesKey(metadata: Map<string, string>, fields: Field[]): string[]
 }
 
 /** One column of Arrow record batches checked against the types of contract 6 (also an event column of contract 15). */
-export function readColumn(field: Field, chunks: Data[], rows: number): ArrowColumn {
+export function readColumn(field: Field, chunks: Data[], rows: number, firstRow = 0): ArrowColumn {
   const type = field.type as DataType;
   const name = field.name;
   const base = { name, chunks, rows, hasNulls: chunks.some((d) => d.nullCount > 0) };
@@ -132,7 +137,7 @@ export function readColumn(field: Field, chunks: Data[], rows: number): ArrowCol
       }
       const unit: TimeUnit = t.unit === ArrowTimeUnit.SECOND ? 's' : t.unit === ArrowTimeUnit.MILLISECOND ? 'ms' : 'us';
       const bad = firstTimestampOutOfRange(chunks, unit);
-      if (bad >= 0) throw new Error(`column "${name}": timestamp out of range at row ${bad}`);
+      if (bad >= 0) throw new Error(`column "${name}": timestamp out of range at row ${firstRow + bad}`);
       return { ...base, kind: 'timestamp', unit };
     }
     case Type.Float: {
