@@ -21,7 +21,15 @@ const DOCS = resolve(import.meta.dirname, '../docs');
 
 const dir = await mkdtemp(join(tmpdir(), 'pitcache-shots-'));
 await ensureDemoData(dir, silentLogger);
-const server = await startServer({ source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
+const server = await startServer({
+  source: new LocalSource(dir),
+  keys: demoKeysConfig(),
+  host: '127.0.0.1',
+  port: 0,
+  build: 'inline',
+  workers: 1,
+  accessLog: false,
+});
 const origin = `http://127.0.0.1:${server.port}`;
 const browser = await openBrowser(origin);
 try {

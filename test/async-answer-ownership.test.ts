@@ -86,7 +86,7 @@ describe('answers that come later read the request only before they await', () =
   beforeAll(async () => {
     h = await startInProcessHarness({
       datasets: [{ productId: 'pemi', dataset: 'grid_stress', spec: pitSnapshot(['bidding_zone'], rows) }],
-      server: { responseCacheBytes: 0, accessLog },
+      server: { responseCacheBytes: 0, accessLog: true, accessLogTo: accessLog },
     });
   });
   afterAll(async () => h?.close());

@@ -7,7 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_KEY_WORDS, addressKey } from '../src/auth/address-key.js';
-import { AuthThrottle, DEFAULT_AUTH_FAIL_LIMIT, DEFAULT_TRACKED_ADDRESSES, authFailureMemory } from '../src/auth/auth-throttle.js';
+import { AuthThrottle, DEFAULT_TRACKED_ADDRESSES, authFailureMemory } from '../src/auth/auth-throttle.js';
+import { resolveServeOptions } from '../src/config/serve-options.js';
+
+const DEFAULT_AUTH_FAIL_LIMIT = resolveServeOptions().authFailLimit;
 import { FailureTable, allocateAuthFailures, homeSlot } from '../src/auth/failure-table.js';
 import { spawnModuleWorker } from '../src/generations/table-builder.js';
 import type { FailureJob } from './support/auth-failure-hammer.js';

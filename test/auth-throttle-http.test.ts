@@ -9,7 +9,6 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TrustedProxies } from '../src/auth/client-address.js';
 import { ManualClock } from '../src/time/clock.js';
 import { pitSnapshot } from './support/fixtures.js';
 import { ADMIN_KEY, TEST_KEY, startHarness, type Harness } from './support/harness.js';
@@ -57,7 +56,7 @@ describe('failed-authentication throttle, by socket peer', () => {
     h = await startHarness({
       clock,
       datasets: DATASETS,
-      server: { authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: TrustedProxies.none },
+      server: { authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: '' },
     });
   });
   afterAll(() => h.close());
@@ -111,7 +110,7 @@ describe('failed-authentication throttle, two serving threads (--workers 2)', ()
     h = await startHarness({
       clock,
       datasets: DATASETS,
-      server: { workers: 2, build: 'worker', authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: TrustedProxies.none },
+      server: { workers: 2, build: 'worker', authFailLimit: { count: LIMIT, windowMs: 60_000 }, trustedProxies: '' },
     });
   });
   afterAll(() => h?.close());

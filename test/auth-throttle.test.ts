@@ -5,7 +5,8 @@
  * untrusted X-Forwarded-For hop; a forged header from an untrusted peer changes nothing).
  */
 import { describe, expect, it } from 'vitest';
-import { AuthThrottle, DEFAULT_AUTH_FAIL_LIMIT, parseAuthFailLimit } from '../src/auth/auth-throttle.js';
+import { AuthThrottle, parseAuthFailLimit } from '../src/auth/auth-throttle.js';
+import { resolveServeOptions } from '../src/config/serve-options.js';
 import { FailureTable, allocateAuthFailures } from '../src/auth/failure-table.js';
 import { TrustedProxies, parseIp } from '../src/auth/client-address.js';
 
@@ -90,7 +91,7 @@ describe('--auth-fail-limit', () => {
     expect(parseAuthFailLimit('0').count).toBe(0);
     expect(parseAuthFailLimit('5/1s')).toEqual({ count: 5, windowMs: 1000 });
     expect(() => parseAuthFailLimit('30/soon')).toThrow('--auth-fail-limit: "soon" is not a duration');
-    expect(DEFAULT_AUTH_FAIL_LIMIT).toEqual({ count: 30, windowMs: 60_000 });
+    expect(resolveServeOptions().authFailLimit).toEqual({ count: 30, windowMs: 60_000 });
   });
 
   it.each(['30', '30/', '/60s', '-1/60s', '0/60s', '30/10ms', '30/soon', 'lots', '30/60s\nx'])('refuses %j with the forms it takes', (bad) => {

@@ -30,7 +30,7 @@ describe('contract 4: response metadata', () => {
   beforeAll(async () => {
     h = await startInProcessHarness({
       datasets: [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], ROWS) }],
-      server: { accessLog: new AccessLog({ sink: { write: (chunk: string) => logLines.push(chunk) }, flushBytes: 1 }) },
+      server: { accessLog: true, accessLogTo: new AccessLog({ sink: { write: (chunk: string) => logLines.push(chunk) }, flushBytes: 1 }) },
     });
     clock = h.clock as ManualClock;
   });

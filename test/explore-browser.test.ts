@@ -15,6 +15,7 @@ import { LocalSource } from '../src/source/local-source.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startServer, type RunningServer } from '../src/threads/start.js';
 import { openBrowser, type Browser } from './support/browser.js';
+import { TEST_SERVER } from './support/harness.js';
 
 /** The contract's example link, with `current` and the demo's documented restatement (src/demo/README.md). */
 const PERMALINK =
@@ -28,7 +29,7 @@ let browser: Browser;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pitcache-explore-'));
   await ensureDemoData(dir, silentLogger);
-  server = await startServer({ source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
+  server = await startServer({ ...TEST_SERVER, source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
   origin = `http://127.0.0.1:${server.port}`;
   browser = await openBrowser(origin);
 }, 300_000);

@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TrustedProxies } from '../src/auth/client-address.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 import { ADMIN_KEY, TEST_KEY, defaultKeysJson, startHarness, type Harness } from './support/harness.js';
 
@@ -166,7 +165,7 @@ describe('deploy/nginx/pitcache.conf with Debian nginx', () => {
     server = await startHarness({
       keys: KEYS,
       datasets: [dataset],
-      server: { trustedProxies: TrustedProxies.parse('127.0.0.1/32'), authFailLimit: { count: 3, windowMs: 60_000 } },
+      server: { trustedProxies: '127.0.0.1/32', authFailLimit: { count: 3, windowMs: 60_000 } },
     });
     dir = await mkdtemp(join(tmpdir(), 'pitcache-nginx-'));
     port = await freePort();

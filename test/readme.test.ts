@@ -4,6 +4,7 @@ import { DEMO_ADMIN_KEY, DEMO_EU_KEY, DEMO_KEY } from '../src/demo/keys.js';
 import { optionsMarkdownTable } from '../src/cli/usage.js';
 import { silentLogger } from '../src/log/logger.js';
 import { serveOptionRows } from '../src/config/serve-config.js';
+import { TEST_SERVER } from './support/harness.js';
 
 describe('README tells the truth', () => {
   it('its configuration table is the serve schema, option for option', async () => {
@@ -37,7 +38,7 @@ describe('README examples answer on the demo', () => {
     ).toBe(true);
     const dir = await mkdtemp(join(tmpdir(), 'pitcache-readme-'));
     await ensureDemoData(dir, silentLogger);
-    const server = await startServer({ source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
+    const server = await startServer({ ...TEST_SERVER, source: new LocalSource(dir), keys: demoKeysConfig(), host: '127.0.0.1', port: 0, build: 'inline' });
     try {
       for (const url of urls) {
         const r = await fetch(url.replace('http://127.0.0.1:8080', `http://127.0.0.1:${server.port}`), { headers: { 'x-api-key': DEMO_KEY } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, parseBudget, parseDuration, RetentionBudget } from '../src/generations/retention-budget.js';
+import { resolveServeOptions } from '../src/config/serve-options.js';
+import { parseBudget, parseDuration, RetentionBudget } from '../src/generations/retention-budget.js';
 
 const ids = (es: Array<{ dataset: string; generation: number }>) => es.map((e) => `${e.dataset}#${e.generation}`);
 
@@ -34,7 +35,7 @@ describe('retention budget across datasets', () => {
   });
 
   it('a percentage never falls below the largest live generation: one dataset keeps its superseded generation', () => {
-    const floor = new RetentionBudget(DEFAULT_BUDGET, 600_000);
+    const floor = new RetentionBudget(resolveServeOptions().retainMemory, 600_000);
     floor.setLiveBytes(1000, 1000); // one dataset: 25% of it could never hold its previous generation
     expect(floor.limit()).toBe(1000);
     expect(floor.retire('a/x', 1, 1000, 0)).toEqual([]);
@@ -69,8 +70,8 @@ describe('retention budget across datasets', () => {
   });
 
   it('defaults: 25% of the live bytes, released after 10 minutes idle', () => {
-    expect(DEFAULT_BUDGET).toEqual({ kind: 'percent', percent: 25 });
-    expect(DEFAULT_CURSOR_IDLE_MS).toBe(600_000);
+    expect(resolveServeOptions().retainMemory).toEqual({ kind: 'percent', percent: 25 });
+    expect(resolveServeOptions().cursorIdleMs).toBe(600_000);
   });
 
   it('forget: a generation that became live again no longer counts', () => {

@@ -6,7 +6,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatasetSelection } from '../src/catalog/dataset-selection.js';
 import { pitSnapshot, type PitRow } from './support/fixtures.js';
 import { ADMIN_KEY, startHarness, startInProcessHarness, type Harness, type HarnessDataset } from './support/harness.js';
 import { parsePromText } from './support/prom-text.js';
@@ -37,7 +36,7 @@ beforeAll(async () => {
     datasets: DATASETS,
     prepare: unreadable,
     // The harness's clock stands still: an unreachable selected dataset would keep start-up retrying for ever.
-    server: { workers: 2, build: 'worker', datasets: DatasetSelection.parse(SELECTION), startupTimeoutMs: 60_000 },
+    server: { workers: 2, build: 'worker', datasets: SELECTION, startupTimeoutMs: 60_000 },
   });
 });
 afterAll(() => h?.close());
@@ -100,7 +99,7 @@ describe('the same source with that dataset selected', () => {
     const one = await startInProcessHarness({
       datasets: DATASETS,
       prepare: unreadable,
-      server: { datasets: DatasetSelection.parse('wrsi/*'), startupTimeoutMs: 0 },
+      server: { datasets: 'wrsi/*', startupTimeoutMs: 0 },
     });
     try {
       const r = await one.get('/readyz', null);

@@ -11,6 +11,7 @@ import { KeyRegistry } from '../../src/auth/key-registry.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { resolveServeOptions } from '../../src/config/serve-options.js';
 import { createApiHandler } from '../../src/api/api-handler.js';
 import { DatasetRegistry } from '../../src/generations/dataset-registry.js';
 import { makeGeneration, nextGenerationUid } from '../../src/generations/generation.js';
@@ -59,8 +60,7 @@ export async function runRequestPath(quick: boolean): Promise<RequestPathResult[
       clock,
       ids: new RequestIds(),
       log: silentLogger,
-      responseCacheBytes,
-      rowCacheBytes,
+      options: resolveServeOptions({ workers: 1, responseCacheBytes, rowCacheBytes, pageCacheBytes: 0 }),
     });
   const uncached = make(0, 0);
   const plain = make(0, 64 * 1024 * 1024);

@@ -14,6 +14,7 @@ import { KeyRegistry } from '../../src/auth/key-registry.js';
 import { loadKeysFile } from '../../src/auth/keys-file.js';
 import { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { parseServeConfig } from '../../src/config/serve-config.js';
+import { resolveServeOptions } from '../../src/config/serve-options.js';
 import { headerBlockPairs } from '../../src/http/header-block.js';
 import { recordIdText } from '../../src/http/record-id.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/http/types.js';
@@ -60,9 +61,7 @@ async function main(): Promise<number> {
     log,
     admin: createAdminOps(registry, loader, () => Promise.resolve('# this benchmark server keeps no metrics\n')),
     // The same caches as `pitcache serve` with these flags, one thread: only the HTTP layer differs.
-    responseCacheBytes: config.responseCacheBytes,
-    rowCacheBytes: config.rowCacheBytes,
-    pageCacheBytes: config.pageCacheBytes,
+    options: resolveServeOptions({ ...config, workers: 1 }),
   });
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => serve(handler, req, res));
   await new Promise<void>((done) => server.listen(config.port, config.host, done));

@@ -13,7 +13,8 @@ import type { RowArenaMemory } from '../format/arenas/row-arena.js';
 import type { Clock } from '../time/clock.js';
 import type { AdminOps } from './admin.js';
 import { apiRoutes } from './api-routes.js';
-import type { DataEndpoint } from '../pipeline/data-answer.js';
+import type { DataEndpoint, DataEndpointOptions } from '../pipeline/data-answer.js';
+import type { ServeOptions } from '../config/serve-options.js';
 import { createDataEndpoint } from '../pipeline/data-endpoint.js';
 import { ownAcrossAwait } from '../pipeline/ownership.js';
 import type { GenerationSupply } from '../generations/generation-supply.js';
@@ -26,6 +27,9 @@ import type { RequestIds } from './request-ids.js';
 import { Router, type RouteAnswer, type RouteRequest } from './router.js';
 import type { Mutable } from '../mutable.js';
 
+/** The serve options the API reads. */
+export type ApiOptions = DataEndpointOptions & Pick<ServeOptions, 'trustedProxies' | 'joinInlineBytes'>;
+
 export interface ApiDeps {
   readonly registry: DatasetRegistry;
   readonly keys: KeyRegistry;
@@ -33,15 +37,11 @@ export interface ApiDeps {
   readonly clock: Clock;
   readonly ids: RequestIds;
   readonly log: Logger;
+  /** the serve options the API reads (serve-options.ts): the caches' sizes, the trusted proxies, where joins run */
+  readonly options: ApiOptions;
   /** the operational endpoints; absent = they answer 404 */
   readonly admin?: AdminOps;
-  /** bytes of rendered bodies kept for repeated queries; 0 or absent = no cache */
-  readonly responseCacheBytes?: number;
-  /** bytes of rendered rows kept for overlapping queries (walk-forward steps); 0 or absent = no cache */
-  readonly rowCacheBytes?: number;
-  /** bytes of whole pages kept beside that row arena (page-cache.ts); 0 or absent = none */
-  readonly pageCacheBytes?: number;
-  /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of rowCacheBytes */
+  /** a row arena shared with the other serving threads (allocated by the loading thread); used instead of options.rowCacheBytes */
   readonly rowArena?: RowArenaMemory | null;
   /** one record per answered request; absent = no access log */
   readonly access?: (r: AccessRecord) => void;
@@ -49,12 +49,8 @@ export interface ApiDeps {
   readonly metrics?: RequestMetrics;
   /** failed authentications per client address (`--auth-fail-limit`); absent = not throttled */
   readonly authThrottle?: AuthThrottle;
-  /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`); absent = none */
-  readonly trustedProxies?: TrustedProxies;
   /** where generations this thread does not hold come from (contract 12); absent = nowhere */
   readonly supply?: GenerationSupply;
-  /** asof_join bodies (gzip undone) larger than this are joined on a join worker; absent = every join on this thread */
-  readonly joinInlineBytes?: number;
 }
 
 /** The API as a function of a request, plus what its caches have done (tests assert hits; metrics may read them). */
@@ -108,15 +104,10 @@ function joined(a: HeaderPairs, b: HeaderPairs | undefined): HeaderPairs {
  */
 export function createApiHandler(deps: ApiDeps): ApiHandler {
   const { registry, keys, limiter, clock, ids, log } = deps;
-  const serveData = createDataEndpoint(registry, clock, {
-    responseCacheBytes: deps.responseCacheBytes ?? 0,
-    rowCacheBytes: deps.rowCacheBytes ?? 0,
-    pageCacheBytes: deps.pageCacheBytes ?? 0,
-    rowArena: deps.rowArena ?? null,
-    supply: deps.supply ?? null,
-  });
-  const joins = deps.joinInlineBytes === undefined ? null : new JoinRunner();
-  const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null, { runner: joins, inlineBytes: deps.joinInlineBytes ?? Infinity });
+  const serveData = createDataEndpoint(registry, clock, deps.options, { rowArena: deps.rowArena ?? null, supply: deps.supply ?? null });
+  const { joinInlineBytes } = deps.options;
+  const joins = Number.isFinite(joinInlineBytes) ? new JoinRunner() : null;
+  const serveJoin = createJoinEndpoint(registry, clock, deps.supply ?? null, { runner: joins, inlineBytes: joinInlineBytes });
   const routes = apiRoutes({ registry, keys, serveData, serveJoin, ...(deps.admin === undefined ? {} : { admin: deps.admin }) });
   const router = new Router(routes, notServedHere(registry));
   /** the catalog the router's remembered paths and the metrics' labels are of (contract 13) */
@@ -125,7 +116,7 @@ export function createApiHandler(deps: ApiDeps): ApiHandler {
   const endpointOf = new Map<unknown, Endpoint>(routes.map((r) => [r, endpointOfPattern(r.pattern)]));
   const metrics = deps.metrics ?? null;
   const throttle = deps.authThrottle === undefined || deps.authThrottle.limit.count === 0 ? null : deps.authThrottle;
-  const trusted = deps.trustedProxies ?? TrustedProxies.none;
+  const trusted = TrustedProxies.parse(deps.options.trustedProxies);
   const clientAddress = (req: HttpRequest): string => {
     const c = req.client;
     if (c === undefined) return '';

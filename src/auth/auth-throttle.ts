@@ -8,8 +8,6 @@ export interface AuthFailLimit {
   readonly windowMs: number;
 }
 
-export const DEFAULT_AUTH_FAIL_LIMIT: AuthFailLimit = { count: 30, windowMs: 60_000 };
-
 /** Addresses tracked at once (a power of two: the table's size): a flood from many addresses evicts the oldest instead of growing it. */
 export const DEFAULT_TRACKED_ADDRESSES = 65_536;
 

@@ -51,29 +51,8 @@ export async function serveCommand(argv: string[], env: NodeJS.ProcessEnv): Prom
   const accessLog = config.accessLog ? new AccessLog() : null;
   let server;
   try {
-    server = await startServer({
-      source,
-      keys,
-      host: config.host,
-      port: config.port,
-      log,
-      accessLog,
-      refreshIntervalMs: config.refreshIntervalMs,
-      startupTimeoutMs: config.startupTimeoutMs,
-      cacheDir: config.cacheDir ?? null,
-      workers: config.workers,
-      logLevel: config.logLevel,
-      responseCacheBytes: Math.floor(config.responseCacheBytes / config.workers),
-      // one row arena, shared by every serving thread
-      rowCacheBytes: config.rowCacheBytes,
-      pageCacheBytes: config.pageCacheBytes,
-      datasets: config.datasets,
-      metricsPort: config.metricsPort,
-      retainMemory: config.retainMemory,
-      cursorIdleMs: config.cursorIdleMs,
-      authFailLimit: config.authFailLimit,
-      trustedProxies: config.trustedProxies,
-    });
+    // The options whole (startServer reads the server's; data and s3 were for openData).
+    server = await startServer({ ...config, source, keys, log, ...(accessLog === null ? {} : { accessLogTo: accessLog }) });
   } catch (e) {
     // No catalog in force (contract 13): a configuration error, like a bad keys file.
     if (e instanceof OpsError && e.code === 'catalog_invalid') {

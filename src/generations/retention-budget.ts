@@ -48,9 +48,6 @@ export function parseBudget(text: string): Budget {
   return { kind: 'bytes', bytes: Math.floor(Number(m[1]) * unit) };
 }
 
-export const DEFAULT_BUDGET: Budget = { kind: 'percent', percent: 25 };
-export const DEFAULT_CURSOR_IDLE_MS = 10 * 60_000;
-
 export class RetentionBudget {
   /** insertion order = recency: a touch re-inserts */
   private readonly entries = new Map<string, RetainedEntry>();

@@ -8,6 +8,7 @@ import type { DataEndpointKind } from './data-page.js';
 import type { DatasetSlot } from '../generations/dataset-slot.js';
 import type { GenerationSupply } from '../generations/generation-supply.js';
 import type { ResponseCacheStats } from '../cache/response-cache.js';
+import type { ServeOptions } from '../config/serve-options.js';
 
 /**
  * What a data request answers, before the transport: a 200 or a 304. An answer given at
@@ -37,13 +38,11 @@ export interface DataEndpoint {
   cacheStats(): { readonly response: ResponseCacheStats | null; readonly rows: RowCacheStats | null };
 }
 
-export interface DataEndpointOptions {
-  /** bytes of rendered bodies kept for repeated queries; 0 = none */
-  readonly responseCacheBytes: number;
-  /** bytes of rendered rows kept for overlapping queries (RowCache); 0 = none */
-  readonly rowCacheBytes: number;
-  /** bytes of whole pages kept beside a fresh row arena (page-cache.ts); 0 or absent = none */
-  readonly pageCacheBytes?: number;
+/** The serve options the data endpoints read (serve-options.ts). */
+export type DataEndpointOptions = Pick<ServeOptions, 'responseCacheBytes' | 'rowCacheBytes' | 'pageCacheBytes' | 'workers'>;
+
+/** What the data endpoints share with the rest of the process. */
+export interface DataEndpointShared {
   /** a row arena shared with other serving threads, used instead of a fresh one of rowCacheBytes; null = none */
   readonly rowArena?: RowArenaMemory | null;
   /** where generations this thread does not hold come from (contract 12); null = nowhere (cursor_expired, generation_unavailable) */

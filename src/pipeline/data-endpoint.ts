@@ -22,7 +22,7 @@ import type { Clock } from '../time/clock.js';
 import { AnswerContext, EMPTY } from './answer-context.js';
 import { AnswerHeaders } from './answer-headers.js';
 import { CachedAnswers } from './cached-answers.js';
-import type { DataAnswer, DataEndpoint, DataEndpointOptions } from './data-answer.js';
+import type { DataAnswer, DataEndpoint, DataEndpointOptions, DataEndpointShared } from './data-answer.js';
 import { MissingGeneration, Pinned, pinRequest, type DataEndpointKind, type PinContext } from './data-page.js';
 import { unavailable } from './generation-fetch.js';
 import { PageScratch } from './page-scratch.js';
@@ -38,12 +38,13 @@ import { AnswerBuffers, WriteStage, type AnswerStage } from './write-stage.js';
  * (cached-answers.ts), which owns its lookup and its store. The thread's buffers, resolvers,
  * writers and caches are made here once.
  */
-export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions): DataEndpoint {
+export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, options: DataEndpointOptions, shared: DataEndpointShared = {}): DataEndpoint {
   const bufs = new AnswerBuffers();
   /** the request being answered, pinned, and the scratch it resolves in (one each, refilled per request) */
   const pinned = new Pinned({ rows: new PageResolver(), walkForward: new WalkForwardResolver(), vintages: new VintagesResolver(), page: new PageScratch() });
-  const arena =
-    options.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION, options.pageCacheBytes ?? 0) : null);
+  const arena = shared.rowArena ?? (options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, DEFAULT_ROW_ADMISSION, options.pageCacheBytes) : null);
+  // --response-cache-mb is split across the serving threads: each keeps its own.
+  const responseCacheBytes = Math.floor(options.responseCacheBytes / options.workers);
   const rowCache = arena === null ? null : new RowCache(arena);
   const writers: Readonly<Record<Format, FormatWriter>> = {
     json: new JsonFormatWriter(rowCache),
@@ -53,13 +54,12 @@ export function createDataEndpoint(registry: DatasetRegistry, clock: Clock, opti
   /** the headers of the answer being written (one block, reused) */
   const headers = new AnswerHeaders(clock);
   const write = new WriteStage(bufs, headers, rowCache);
-  const cached =
-    options.responseCacheBytes > 0 ? new CachedAnswers(new ResponseCache(options.responseCacheBytes), write, bufs, headers, { clock, writers }) : null;
+  const cached = responseCacheBytes > 0 ? new CachedAnswers(new ResponseCache(responseCacheBytes), write, bufs, headers, { clock, writers }) : null;
   const last: AnswerStage = cached ?? write;
   /** the request on its way (one, refilled per request) */
   const ctx = new AnswerContext();
 
-  const supply = options.supply ?? null;
+  const supply = shared.supply ?? null;
   /** the synchronous path pins with nothing fetched; the asynchronous one with what it fetched */
   const direct: PinContext = { registry, supply, fetched: null };
 

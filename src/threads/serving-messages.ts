@@ -1,8 +1,7 @@
-import type { AuthFailLimit } from '../auth/auth-throttle.js';
 import type { AuthFailureMemory } from '../auth/failure-table.js';
 import type { KeysConfig } from '../auth/keys-file.js';
 import type { RateLimiterState } from '../auth/rate-limiter.js';
-import type { LogLevel } from '../log/logger.js';
+import type { ServeOptions } from '../config/serve-options.js';
 import type { RowArenaMemory } from '../format/arenas/row-arena.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import type { Manifest } from '../snapshot/manifest.js';
@@ -13,30 +12,22 @@ import type { UnavailableKind } from '../generations/generation-supply.js';
 /** Messages between the loading thread and the serving threads (serving-pool.ts, serving-worker.ts). */
 export interface ServingInit {
   readonly type: 'init';
-  readonly host: string;
+  /** the server's options, whole (plain data): each thread reads what it needs */
+  readonly options: ServeOptions;
+  /** the port every thread listens on: options.port, or the one picked for port 0 */
   readonly port: number;
   readonly keys: KeysConfig;
   readonly limiter: RateLimiterState;
   /** the injected clock's shared cell, when it has one (tests); else the system clock */
   readonly clock: Float64Array | undefined;
-  readonly accessLog: boolean;
-  readonly logLevel: LogLevel | null;
-  readonly responseCacheBytes: number;
   /** the row arena every serving thread shares (made once by the loading thread); null = no row cache */
   readonly rowArena: RowArenaMemory | null;
   /** the thread's label in per-thread metrics (event-loop lag) */
   readonly thread: string;
-  /** `--datasets` as given (DatasetSelection.text): which datasets are served */
-  readonly datasets: string;
   /** the catalog in force when the thread starts, as catalog.json writes it (later ones come as 'catalog' messages) */
   readonly catalog: object;
-  readonly authFailLimit: AuthFailLimit;
   /** the failed-authentication table every serving thread shares (made once by the loading thread) */
   readonly authFailures: AuthFailureMemory;
-  /** `--trusted-proxies` as given (TrustedProxies.text) */
-  readonly trustedProxies: string;
-  /** asof_join bodies larger than this are joined on the thread's join worker (Infinity: none) */
-  readonly joinInlineBytes: number;
 }
 
 /**

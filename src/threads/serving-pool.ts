@@ -42,22 +42,23 @@ export class ServingPool implements SlotObserver, RetainedListener {
   ) {}
 
   /**
-   * Starts n threads on one port (SO_REUSEPORT: the kernel spreads connections). Threads
+   * Starts `workers` threads on one port (SO_REUSEPORT: the kernel spreads connections). Threads
    * cannot join a socket bound to port 0, so an ephemeral port is chosen first; should
    * another process take it in between, a fresh one is tried. Resolves to the port.
    */
-  async start(n: number, init: Omit<ServingInit, 'type' | 'thread'>, admin: AdminOps, supply: GenerationSupply): Promise<number> {
+  async start(init: Omit<ServingInit, 'type' | 'thread' | 'port'>, admin: AdminOps, supply: GenerationSupply): Promise<number> {
     this.admin = admin;
     this.supply = supply;
+    const { host, port: given, workers } = init.options;
     for (let attempt = 1; ; attempt++) {
-      const port = init.port === 0 ? await freePort(init.host) : init.port;
+      const port = given === 0 ? await freePort(host) : given;
       try {
-        for (let i = 0; i < n; i++) await this.spawn({ type: 'init', ...init, port, thread: String(i) });
+        for (let i = 0; i < workers; i++) await this.spawn({ type: 'init', ...init, port, thread: String(i) });
         return port;
       } catch (e) {
         await this.close();
         this.workers = [];
-        if (init.port !== 0 || attempt >= 3) throw e;
+        if (given !== 0 || attempt >= 3) throw e;
       }
     }
   }

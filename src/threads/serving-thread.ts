@@ -1,9 +1,8 @@
 import { createApiHandler } from '../api/api-handler.js';
 import type { AdminOps } from '../api/admin.js';
 import { RequestIds } from '../api/request-ids.js';
-import { AuthThrottle, type AuthFailLimit } from '../auth/auth-throttle.js';
+import { AuthThrottle } from '../auth/auth-throttle.js';
 import type { AuthFailureMemory } from '../auth/failure-table.js';
-import type { TrustedProxies } from '../auth/client-address.js';
 import type { KeyRegistry } from '../auth/key-registry.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
@@ -14,6 +13,7 @@ import type { AccessLog } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import type { RowArenaMemory } from '../format/arenas/row-arena.js';
 import type { Clock } from '../time/clock.js';
+import type { ServeOptions } from '../config/serve-options.js';
 import type { ServingMetrics } from './serving-metrics.js';
 
 /** Everything one serving thread answers requests with: the same whether it is the only one (start.ts) or one of a pool (serving-worker.ts). */
@@ -24,19 +24,16 @@ export interface ServingThread {
   readonly clock: Clock;
   readonly log: Logger;
   readonly admin: AdminOps;
-  readonly responseCacheBytes: number;
+  /** the server's options, whole */
+  readonly options: ServeOptions;
   readonly rowArena: RowArenaMemory | null;
   readonly metrics: ServingMetrics;
-  /** the failed-authentication limit and the one table every serving thread counts in */
-  readonly authFailLimit: AuthFailLimit;
+  /** the one failed-authentication table every serving thread counts in */
   readonly authFailures: AuthFailureMemory;
-  readonly trustedProxies: TrustedProxies;
   readonly supply: GenerationSupply;
   readonly accessLog: AccessLog | null;
-  readonly host: string;
+  /** options.port, or the one the pool picked for port 0 */
   readonly port: number;
-  /** asof_join bodies (gzip undone) larger than this are joined on this thread's join worker (Infinity: none) */
-  readonly joinInlineBytes: number;
 }
 
 /** A serving thread's API handler, its metrics attached to it, listening through `transport` (uWS's listen, or a test's in-process one): the one set-up of a serving thread. */
@@ -53,18 +50,16 @@ export async function serveThread<L extends { close(): void | Promise<void> }>(
     ids: new RequestIds(),
     log: t.log,
     admin: t.admin,
-    responseCacheBytes: t.responseCacheBytes,
+    options: t.options,
     rowArena: t.rowArena,
     metrics: t.metrics.requests,
-    authThrottle: new AuthThrottle(t.authFailLimit, t.authFailures),
-    trustedProxies: t.trustedProxies,
+    authThrottle: new AuthThrottle(t.options.authFailLimit, t.authFailures),
     supply: t.supply,
     ...(access === null ? {} : { access: (r) => access.write(r) }),
-    ...(Number.isFinite(t.joinInlineBytes) ? { joinInlineBytes: t.joinInlineBytes } : {}),
   });
   t.metrics.attach(handler);
   const listener = await transport(handler, {
-    host: t.host,
+    host: t.options.host,
     port: t.port,
     onError: (err, requestId) => t.log.error('transport fault', { record_id: requestId, error: String(err) }),
   });

@@ -1,11 +1,10 @@
 import { parentPort } from 'node:worker_threads';
-import { TrustedProxies } from '../auth/client-address.js';
 import { KeyRegistry } from '../auth/key-registry.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { listen, type UwsServer } from '../http/uws-server.js';
 import { AccessLog } from '../log/access-log.js';
-import { createLogger, silentLogger } from '../log/logger.js';
+import { createLogger } from '../log/logger.js';
 import type { MetricsSnapshot } from '../metrics/aggregate.js';
 import { tableFromTransfer } from '../store/table-transfer.js';
 import { clockFromShared } from '../time/clock.js';
@@ -75,14 +74,15 @@ async function answer(op: ServingCall): Promise<MetricsSnapshot | null> {
 port.on('message', (m: ToServing) => {
   switch (m.type) {
     case 'init': {
-      const selection = DatasetSelection.parse(m.datasets);
+      const { options } = m;
+      const selection = DatasetSelection.parse(options.datasets);
       registry = new DatasetRegistry(selection, catalogFromJson(m.catalog));
       const clock = clockFromShared(m.clock);
       supply = new ThreadSupply(send, clock);
       keys = new KeyRegistry(m.keys);
       limiter = new RateLimiter(keys, clock, m.limiter);
-      const log = m.logLevel === null ? silentLogger : createLogger({ level: m.logLevel, clock });
-      accessLog = m.accessLog ? new AccessLog({ clock }) : null;
+      const log = createLogger({ level: options.logLevel, clock });
+      accessLog = options.accessLog ? new AccessLog({ clock }) : null;
       metrics = new ServingMetrics(
         registry.slots.map((s) => s.id),
         m.thread,
@@ -95,17 +95,13 @@ port.on('message', (m: ToServing) => {
           clock,
           log,
           admin,
-          responseCacheBytes: m.responseCacheBytes,
+          options,
           rowArena: m.rowArena,
           metrics,
-          authFailLimit: m.authFailLimit,
           authFailures: m.authFailures,
-          trustedProxies: TrustedProxies.parse(m.trustedProxies),
           supply,
           accessLog,
-          host: m.host,
           port: m.port,
-          joinInlineBytes: m.joinInlineBytes,
         },
         listen,
       ).then(

@@ -7,8 +7,8 @@ import { catalogDocument } from '../catalog/catalog-document.js';
 import { readCatalogAtStart, type CatalogAtStart } from '../generations/catalog-at-start.js';
 import type { Handler } from '../http/types.js';
 import { listen, type ListenOptions, type UwsServer } from '../http/uws-server.js';
-import type { AccessLog } from '../log/access-log.js';
-import { silentLogger, type Logger, type LogLevel } from '../log/logger.js';
+import { AccessLog } from '../log/access-log.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../generations/dataset-metrics.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
@@ -21,70 +21,39 @@ import { GenerationHistory } from '../generations/generation-history.js';
 import { GenerationReaper } from '../generations/generation-reaper.js';
 import { RequestIds } from '../api/request-ids.js';
 import { RetainedGenerations } from '../generations/retained-generations.js';
-import { DEFAULT_BUDGET, DEFAULT_CURSOR_IDLE_MS, RetentionBudget, type Budget } from '../generations/retention-budget.js';
+import { RetentionBudget } from '../generations/retention-budget.js';
 import { bothObservers } from '../generations/slot-observer.js';
 import { ServingMetrics } from './serving-metrics.js';
 import { serveThread } from './serving-thread.js';
-import { authFailureMemory, type AuthFailLimit } from '../auth/auth-throttle.js';
-import { TrustedProxies } from '../auth/client-address.js';
+import { authFailureMemory } from '../auth/auth-throttle.js';
+import { resolveServeOptions, type ServeOptions } from '../config/serve-options.js';
 import { ServingPool } from './serving-pool.js';
 import { SnapshotCache } from '../generations/snapshot-cache.js';
 import { SnapshotLoader } from '../generations/snapshot-loader.js';
 import { WorkerTableBuilder, inlineBuilder, type TableBuilder } from '../generations/table-builder.js';
 import { realTimers, type Timers } from '../time/timers.js';
 
-export interface StartOptions {
+/**
+ * What a server is started with besides its options: where its data and keys come from,
+ * and what tests inject (time, a logger, an in-process transport, how tables are built).
+ */
+export interface StartDeps {
   readonly source: SnapshotSource;
   readonly keys: KeysConfig;
-  readonly host: string;
-  /** 0 = an ephemeral port */
-  readonly port: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
+  /** this thread's log; default silent (serving threads log to stderr at `logLevel`) */
   readonly log?: Logger;
-  readonly accessLog?: AccessLog | null;
-  /** what superseded generations may hold, across all datasets (`--retain-memory`; default 25% of the live bytes) */
-  readonly retainMemory?: Budget;
-  /** a superseded generation no cursor used for this long is released (`--cursor-idle`; default 10 min) */
-  readonly cursorIdleMs?: number;
-  /** failed authentications per client address before 429 (`--auth-fail-limit`; the CLI's default is 30/60s, absent here = off) */
-  readonly authFailLimit?: AuthFailLimit;
-  /** proxies whose X-Forwarded-For names the client (`--trusted-proxies`; default none) */
-  readonly trustedProxies?: TrustedProxies;
-  /** manifest polling period; 0 = only POST /admin/refresh (default 60 s) */
-  readonly refreshIntervalMs?: number;
-  /** how long start-up retries an unreachable source (default 60 s) */
-  readonly startupTimeoutMs?: number;
-  /** local folder for verified copies of the last good snapshots */
-  readonly cacheDir?: string | null;
+  /** where this thread's access log goes when `accessLog` is on; default a new one on stderr */
+  readonly accessLogTo?: AccessLog;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
   /** 'worker' (default): snapshots are decoded and indexed off the serving thread */
   readonly build?: 'worker' | 'inline';
-  /** serving threads; 1 (default) serves on this thread */
-  readonly workers?: number;
-  /**
-   * asof_join bodies (gzip undone) larger than this are joined on a join worker of the
-   * serving thread, smaller ones on it (default 256 KiB: docs/decisions.md#join-off-thread);
-   * Infinity = every join on the serving thread
-   */
-  readonly joinInlineBytes?: number;
-  /** log level of serving threads (they cannot share this thread's logger object); null = silent */
-  readonly logLevel?: LogLevel | null;
-  /** bytes of rendered bodies kept per serving thread for repeated queries; 0 = no cache */
-  readonly responseCacheBytes?: number;
-  /** bytes of rendered rows kept for overlapping queries, one arena shared by every serving thread; 0 = no cache */
-  readonly rowCacheBytes?: number;
-  /** bytes of whole pages kept beside the row arena, shared by every serving thread (page-cache.ts); 0 = none */
-  readonly pageCacheBytes?: number;
   /** when a rendered row is kept (row-doorkeeper.ts); default DEFAULT_ROW_ADMISSION (on its second render) */
   readonly rowCacheAdmission?: RowAdmission;
-  /** the datasets this replica loads and serves (`--datasets`); default all */
-  readonly datasets?: DatasetSelection;
   /** the catalog in force at the source, read by the caller (`pitcache serve` exits 2 without one); absent = read here */
   readonly catalog?: CatalogAtStart;
-  /** a second listener serving only GET /metrics, without a key; 0 = an ephemeral port; absent or null = none */
-  readonly metricsPort?: number | null;
   /**
    * Serves the API handler (one serving thread); default: uWS on host:port. Tests pass one
    * that keeps the handler and calls it in process (test/support/harness.ts), so the
@@ -92,6 +61,12 @@ export interface StartOptions {
    */
   readonly transport?: Transport;
 }
+
+/**
+ * The dependencies and any of the serve options (serve-options.ts): those given are checked
+ * by the options' table, the others take its defaults (those of `pitcache serve`).
+ */
+export type StartOptions = StartDeps & Partial<ServeOptions>;
 
 /**
  * Puts a handler behind a listener; resolves with the bound port (0 when there is no
@@ -127,32 +102,24 @@ export interface RunningServer {
 }
 
 /**
- * asof_join bodies (gzip undone) up to this are joined on the serving thread: a few thousand
- * events, a few milliseconds. Larger ones go to its join worker (docs/decisions.md#join-off-thread).
- */
-export const DEFAULT_JOIN_INLINE_BYTES = 256 * 1024;
-
-const OFF: AuthFailLimit = { count: 0, windowMs: 60_000 };
-
-/**
  * Listens at once (so /healthz answers and /readyz says 503 while loading), loads every
  * named dataset, then resolves. Data requests before that answer 503 not_ready.
  */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  // Checked once here; from now on the one frozen object is handed whole to every component and thread.
+  const options = resolveServeOptions(opts);
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
-  const selection = opts.datasets ?? DatasetSelection.all();
+  const selection = DatasetSelection.parse(options.datasets);
   const initial = opts.catalog ?? (await readCatalogAtStart(opts.source, log));
   const registry = new DatasetRegistry(selection, initial.catalog);
   const unmatched = selection.unmatched(initial.catalog);
   if (unmatched.length > 0) log.warn('--datasets patterns match no dataset of the catalog yet', { patterns: unmatched });
   const keys = new KeyRegistry(opts.keys);
   const builder: TableBuilder = opts.build === 'inline' ? inlineBuilder : new WorkerTableBuilder();
-  const workers = opts.workers ?? 1;
   // Serving threads (if any) mirror every check: the pool observes the loader.
-  const pool = workers > 1 ? new ServingPool(log, registry) : null;
+  const pool = options.workers > 1 ? new ServingPool(log, registry) : null;
   const timers = opts.timers ?? realTimers;
-  const cursorIdleMs = opts.cursorIdleMs ?? DEFAULT_CURSOR_IDLE_MS;
   // What this thread releases is collected here at once (each serving thread has its own).
   // On real timers: when V8 collects is the machine's business, not the server's clock's.
   const reaper = new GenerationReaper(realTimers);
@@ -160,7 +127,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const retained = new RetainedGenerations(
     {
       registry,
-      budget: new RetentionBudget(opts.retainMemory ?? DEFAULT_BUDGET, cursorIdleMs),
+      budget: new RetentionBudget(options.retainMemory, options.cursorIdleMs),
       history: new GenerationHistory({ source: opts.source, clock, builder }),
       clock,
       timers,
@@ -168,7 +135,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       reaper,
       ...(pool === null ? {} : { listener: pool }),
     },
-    cursorIdleMs,
+    options.cursorIdleMs,
   );
   const datasetMetrics = new DatasetMetrics(registry, () => retained.stats());
   const loader = new SnapshotLoader({
@@ -180,16 +147,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     clock,
     timers,
     log,
-    refreshIntervalMs: opts.refreshIntervalMs ?? 60_000,
-    startupTimeoutMs: opts.startupTimeoutMs ?? 60_000,
-    cache: opts.cacheDir ? new SnapshotCache(opts.cacheDir) : null,
+    refreshIntervalMs: options.refreshIntervalMs,
+    startupTimeoutMs: options.startupTimeoutMs,
+    cache: options.cacheDir === null ? null : new SnapshotCache(options.cacheDir),
     checks: datasetMetrics,
     catalogEtag: initial.etag,
     catalogKnown: initial.known,
     ...(opts.backoffBaseMs === undefined ? {} : { backoffBaseMs: opts.backoffBaseMs }),
     ...(opts.backoffMaxMs === undefined ? {} : { backoffMaxMs: opts.backoffMaxMs }),
   });
-  const access = opts.accessLog ?? null;
+  // This thread's access log (serving threads of a pool make their own).
+  const access = options.accessLog && pool === null ? (opts.accessLogTo ?? new AccessLog({ clock })) : null;
   // One thread serving: its metrics live here; else each serving thread keeps its own.
   const serving =
     pool === null
@@ -205,33 +173,22 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   const admin = createAdminOps(registry, loader, metricsText, retained);
   const limiter = new RateLimiter(keys, clock);
-  const responseCacheBytes = opts.responseCacheBytes ?? 0;
-  const rowCacheBytes = opts.rowCacheBytes ?? 0;
-  const rowArena = rowCacheBytes > 0 ? allocateRowArena(rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION, opts.pageCacheBytes ?? 0) : null;
-  // One failed-authentication table for every serving thread: the limit holds per address whatever --workers is.
-  const authFailLimit = opts.authFailLimit ?? OFF;
-  const authFailures = authFailureMemory(authFailLimit);
-  const joinInlineBytes = opts.joinInlineBytes ?? DEFAULT_JOIN_INLINE_BYTES;
+  // One row arena and one failed-authentication table for every serving thread (shared memory):
+  // the row cache is one, and the limit holds per address whatever --workers is.
+  const rowArena =
+    options.rowCacheBytes > 0 ? allocateRowArena(options.rowCacheBytes, opts.rowCacheAdmission ?? DEFAULT_ROW_ADMISSION, options.pageCacheBytes) : null;
+  const authFailures = authFailureMemory(options.authFailLimit);
   let server: Listener;
   if (pool !== null) {
     const port = await pool.start(
-      workers,
       {
-        host: opts.host,
-        port: opts.port,
+        options,
         keys: opts.keys,
         limiter: limiter.state,
         clock: clock.shared,
-        accessLog: access !== null,
-        logLevel: opts.logLevel ?? null,
-        responseCacheBytes,
         rowArena,
-        datasets: selection.text,
         catalog: catalogDocument(registry.catalog),
-        authFailLimit,
         authFailures,
-        trustedProxies: (opts.trustedProxies ?? TrustedProxies.none).text,
-        joinInlineBytes,
       },
       admin,
       retained,
@@ -246,33 +203,29 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         clock,
         log,
         admin,
-        responseCacheBytes,
+        options,
         rowArena,
         metrics: serving!,
-        authFailLimit,
         authFailures,
-        trustedProxies: opts.trustedProxies ?? TrustedProxies.none,
         supply: retained,
         accessLog: access,
-        host: opts.host,
-        port: opts.port,
-        joinInlineBytes,
+        port: options.port,
       },
       opts.transport ?? listen,
     );
   }
-  log.info('listening', { host: opts.host, port: server.port, source: opts.source.description, datasets: selection.text });
+  log.info('listening', { host: options.host, port: server.port, source: opts.source.description, datasets: selection.text });
   let metricsServer: UwsServer | null = null;
-  if (opts.metricsPort !== undefined && opts.metricsPort !== null) {
+  if (options.metricsPort !== null) {
     const ids = new RequestIds();
     try {
-      metricsServer = await listenMetrics(opts.host, opts.metricsPort, metricsText, () => ids.next());
+      metricsServer = await listenMetrics(options.host, options.metricsPort, metricsText, () => ids.next());
     } catch (e) {
       await server.close();
       await builder.close();
       throw e;
     }
-    log.info('metrics listening', { host: opts.host, port: metricsServer.port });
+    log.info('metrics listening', { host: options.host, port: metricsServer.port });
   }
   await loader.start();
   log.info('ready', { datasets: registry.slots.filter((s) => s.state === 'loaded').length, of: registry.slots.length });
@@ -308,7 +261,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await server.close();
       await builder.close();
       serving?.close();
-      access?.flush();
+      // Its own is closed; a given one stays its giver's (flushed).
+      if (access !== null && access !== opts.accessLogTo) access.close();
+      else access?.flush();
     },
   };
 }

@@ -7,6 +7,7 @@ import { buildKeysConfig } from '../../src/auth/keys-file.js';
 import { buildArrowSnapshot, type IpcFormat, type SnapshotSpec } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import type { ApiHandler } from '../../src/api/api-handler.js';
+import type { ServeOptions } from '../../src/config/serve-options.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/threads/start.js';
 import { ManualClock, type Clock } from '../../src/time/clock.js';
 import { inProcessRequest, inProcessTransport } from './in-process.js';
@@ -60,6 +61,20 @@ export interface Reply {
   readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+/**
+ * How tests run a server unless they say otherwise (the options' defaults are `pitcache
+ * serve`'s): one serving thread, the caches, the failed-authentication limit and the
+ * access log off.
+ */
+export const TEST_SERVER: Partial<ServeOptions> = {
+  workers: 1,
+  responseCacheBytes: 0,
+  rowCacheBytes: 0,
+  pageCacheBytes: 0,
+  authFailLimit: { count: 0, windowMs: 60_000 },
+  accessLog: false,
+};
+
 /** Publishes the datasets into a fresh temp folder and starts a real server on an ephemeral port. */
 export interface HarnessOptions {
   readonly datasets: readonly HarnessDataset[];
@@ -89,6 +104,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 20, 12, 0, 0));
   const inProcess = opts.transport === 'in-process' ? inProcessTransport() : null;
   const server = await startServer({
+    ...TEST_SERVER,
     source,
     keys: buildKeysConfig(opts.keys ?? defaultKeysJson(), 'test keys'),
     host: '127.0.0.1',

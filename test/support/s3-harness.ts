@@ -18,7 +18,7 @@ import { ManualTimers as BaseManualTimers } from '../../src/time/manual-timers.j
 import { ManualClock } from '../../src/time/clock.js';
 import { expect } from 'vitest';
 import { pitSnapshot, rowsOf, type PitRow } from './fixtures.js';
-import { ADMIN_KEY, defaultKeysJson, request, type Reply } from './harness.js';
+import { ADMIN_KEY, defaultKeysJson, request, TEST_SERVER, type Reply } from './harness.js';
 
 export { request };
 import { startS3rver, testS3Client, type TestS3 } from './s3rver.js';
@@ -162,6 +162,7 @@ export function serve(source: SnapshotSource, opts: Partial<StartOptions> = {}):
   const logs = new LogCapture();
   const clock = opts.clock ?? new ManualClock(T0);
   return startServer({
+    ...TEST_SERVER,
     source,
     keys: buildKeysConfig(defaultKeysJson(), 'test keys'),
     host: '127.0.0.1',

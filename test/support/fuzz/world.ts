@@ -6,6 +6,7 @@ import { createLogger, type LogSink } from '../../../src/log/logger.js';
 import { PAGE_SLOT_COST } from '../../../src/format/arenas/page-arena.js';
 import { startServer, type RunningServer } from '../../../src/threads/start.js';
 import { systemClock } from '../../../src/time/clock.js';
+import { TEST_SERVER } from '../harness.js';
 import { rawRequest, type RawReply } from '../raw-http.js';
 import type { CursorSample, FuzzDataset, FuzzWorld } from './requests.js';
 
@@ -39,6 +40,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
   const log = createLogger({ sink, clock: systemClock });
   await ensureDemoData(dir, createLogger({ sink: { write() {} }, clock: systemClock }));
   const server: RunningServer = await startServer({
+    ...TEST_SERVER,
     source: new LocalSource(dir),
     keys: demoKeysConfig(),
     host: '127.0.0.1',
