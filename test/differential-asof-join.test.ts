@@ -32,6 +32,7 @@ import { fromArrow, type Json } from './support/format-cells.js';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { isoDate, randomAsOf } from './support/random-query.js';
 import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
+import { INVENTED_KEYS, writeInventedCatalog } from './support/invented-catalog.js';
 import { formatTimestamp, parseAsOfNs, referenceAnswer, type JsonValue } from './support/reference-model.js';
 
 const BASE_SEED = Number(process.env.PITCACHE_DIFF_SEED ?? 20_261_129);
@@ -43,8 +44,16 @@ const TARGETS = [
   ['glmi', 'marginality'],
   ['wrsi', 'forecast_stress'],
   ['gbsi_us', 'system_stress'],
+  // contract 13: products of the catalog.json at the source, keys of 2 and 0 columns, every value type
+  ['acme_grid', 'load_by_site'],
+  ['flatline', 'level'],
 ] as const;
-const snaps = TARGETS.map(([p, d], i) => generateSnapshot((BASE_SEED + i * 7919) >>> 0, p, d, { manySeries: i === 1 }));
+const snaps = TARGETS.map(([p, d], i) =>
+  generateSnapshot((BASE_SEED + i * 7919) >>> 0, p, d, {
+    manySeries: i === 1,
+    ...(INVENTED_KEYS[p] === undefined ? {} : { seriesKey: INVENTED_KEYS[p], allColumns: true }),
+  }),
+);
 
 type Row = Record<string, JsonValue>;
 type BodyFormat = 'csv' | 'json' | 'arrow';
@@ -58,7 +67,7 @@ interface Event {
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.spec })) });
+  h = await startHarness({ datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.spec })), prepare: writeInventedCatalog });
 });
 afterAll(async () => h?.close());
 

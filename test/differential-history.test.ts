@@ -1,6 +1,7 @@
 /**
  * Walk-forward (contract 10) and vintages (contract 11) against naive readings of the
- * contract, over random snapshots of every named dataset (revisions, ties, floors, every
+ * contract, over random snapshots of every named dataset and of invented datasets of a
+ * catalog.json at the source (contract 13) (revisions, ties, floors, every
  * time unit), served by the real server over uWS:
  *
  * - walk_forward equals, decision date by decision date, the reference model's answer to
@@ -18,6 +19,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
+import { INVENTED_KEYS, writeInventedCatalog } from './support/invented-catalog.js';
 import { isoDate, randomAsOf, randomFilters } from './support/random-query.js';
 import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { micros } from './support/fixtures.js';
@@ -36,8 +38,13 @@ const TARGETS = [
   ['glmi', 'marginality'],
   ['wrsi', 'forecast_stress'],
   ['wssi_us', 'demand_shock'],
+  // contract 13: products of the catalog.json at the source, keys of 2 and 0 columns, every value type
+  ['acme_grid', 'load_by_site'],
+  ['flatline', 'level'],
 ] as const;
-const snaps = TARGETS.map(([p, d], i) => generateSnapshot((BASE_SEED + i * 7919) >>> 0, p, d));
+const snaps = TARGETS.map(([p, d], i) =>
+  generateSnapshot((BASE_SEED + i * 7919) >>> 0, p, d, INVENTED_KEYS[p] === undefined ? {} : { seriesKey: INVENTED_KEYS[p], allColumns: true }),
+);
 
 type Row = Record<string, JsonValue>;
 interface Chain {
@@ -47,7 +54,7 @@ interface Chain {
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.spec })) });
+  h = await startHarness({ datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.spec })), prepare: writeInventedCatalog });
 });
 afterAll(async () => h?.close());
 

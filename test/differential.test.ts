@@ -1,5 +1,6 @@
 /**
- * Differential test: random snapshots of every named dataset are served by the real server
+ * Differential test: random snapshots of every named dataset, and of invented datasets of a
+ * catalog.json at the source (contract 13), are served by the real server
  * and every random query (all its pages, followed through the cursor chain) is compared
  * with the naive reference model. Reproduce a failure with the printed seed:
  * PITCACHE_DIFF_SEED=<base seed> npx vitest run test/differential.test.ts
@@ -9,6 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IpcFormat } from '../src/snapshot/arrow-writer.js';
 import { ADMIN_KEY, TEST_KEY, startHarness, type Harness } from './support/harness.js';
+import { INVENTED_KEYS, writeInventedCatalog } from './support/invented-catalog.js';
 import { FLOOR_DATE, Rng, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { isoDate, randomAsOf, randomFilters } from './support/random-query.js';
 import { referenceAnswer, renderCell, type RefAnswer, type RefParams } from './support/reference-model.js';
@@ -19,7 +21,7 @@ const QUERIES = Number(process.env.PITCACHE_DIFF_QUERIES ?? 100);
 const MAX_PAGES = 25;
 
 /** manySeries: more series than the resolver merges by sweeping dates, so both of its merges are compared. */
-const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFormat; manySeries?: boolean }> = [
+const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFormat; manySeries?: boolean; invented?: boolean }> = [
   { productId: 'gbsi_us', dataset: 'system_stress', format: 'file' },
   { productId: 'gbsi_us', dataset: 'balance_momentum', format: 'stream' },
   { productId: 'gbsi_us', dataset: 'storage_surprise', format: 'file', manySeries: true },
@@ -29,11 +31,17 @@ const TARGETS: ReadonlyArray<{ productId: string; dataset: string; format: IpcFo
   { productId: 'glmi', dataset: 'marginality', format: 'file' },
   { productId: 'wrsi', dataset: 'forecast_stress', format: 'file' },
   { productId: 'wssi_us', dataset: 'demand_shock', format: 'file' },
+  // contract 13: products of the catalog.json at the source, keys of 2 and 0 columns, every value type
+  { productId: 'acme_grid', dataset: 'load_by_site', format: 'stream', invented: true },
+  { productId: 'flatline', dataset: 'level', format: 'file', invented: true },
 ];
 
 const snaps = TARGETS.map((t, i) => ({
   ...t,
-  snap: generateSnapshot((BASE_SEED + i * 7919) >>> 0, t.productId, t.dataset, { manySeries: t.manySeries === true }),
+  snap: generateSnapshot((BASE_SEED + i * 7919) >>> 0, t.productId, t.dataset, {
+    manySeries: t.manySeries === true,
+    ...(t.invented === true ? { seriesKey: INVENTED_KEYS[t.productId]!, allColumns: true } : {}),
+  }),
 }));
 
 // One serving thread, and two serving threads over shared memory: the same answers.
@@ -45,6 +53,7 @@ describe.each([1, 2])(`differential against the reference model (base seed ${BAS
     threadPrefixes.clear();
     h = await startHarness({
       datasets: snaps.map((s) => ({ productId: s.productId, dataset: s.dataset, spec: s.snap.spec, format: s.format })),
+      prepare: writeInventedCatalog,
       server: { workers, build: workers > 1 ? 'worker' : 'inline' },
     });
     // A refused snapshot would fail every query with the same 503: say why once, up front.

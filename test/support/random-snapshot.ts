@@ -70,7 +70,10 @@ export const DAY_US = 86_400_000_000;
 const HOUR_US = 3_600_000_000;
 const UNIT_US: Record<Unit, number> = { s: 1_000_000, ms: 1_000, us: 1 };
 
-/** Filter columns per product, from contract 3 (deliberately not read from src/catalog). */
+/**
+ * Filter columns per product, from contract 3 (deliberately not read from src/catalog),
+ * and of the invented products of test/support/invented-catalog.ts (contract 13).
+ */
 export const PRODUCT_FILTERS: Readonly<Record<string, readonly string[]>> = {
   gbsi_us: [],
   gbsi_eu: ['country'],
@@ -78,6 +81,8 @@ export const PRODUCT_FILTERS: Readonly<Record<string, readonly string[]>> = {
   glmi: ['basin'],
   wrsi: ['geography', 'region_type'],
   wssi_us: ['region_id', 'region_type'],
+  acme_grid: ['site', 'band'],
+  flatline: [],
 };
 
 /** Vintage floors of spec section 8, as days since the epoch. */
@@ -88,6 +93,8 @@ export const FLOOR_DATE: Readonly<Record<string, string>> = {
   wssi_us: '2026-03-02',
   glmi: '2026-03-02',
   pemi: '2026-03-02',
+  acme_grid: '2026-02-20',
+  flatline: '2026-01-20',
 };
 
 export function dayOf(date: string): number {
@@ -107,6 +114,8 @@ const KEY_POOLS: Readonly<Record<string, readonly string[]>> = {
   region_id: ['ERCOT', 'PJM', 'MISO', 'NYISO', 'ISO-NE', 'région', '\uFFFD', '\u{1F600}'],
   tenor: ['D+1', 'W+1', 'M+1', 'Q+1', '', 'é', 'A', 'z', '\uFF41', '\u{1F600}'],
   hub: ['henry', 'chicago', 'Henry', 'socal', 'ümlaut', '\uFFE5', '\u{1F525}'],
+  site: ['north', 'south', 'North', 'a b', 'x/y', 'é-1', '\uFF53', '\u{1F3ED}'],
+  band: ['low', 'high', 'mid', 'LOW', '1', '\uE001', '\u{1F4C8}'],
 };
 
 const TRICKY = [
@@ -142,7 +151,16 @@ const align = (us: number, unit: Unit): number => Math.floor(us / UNIT_US[unit])
  * filters merges more series than the resolver sweeps (SWEEP_MAX_SERIES) and filtered ones
  * fewer: both merges are compared. Without it the random stream is the same as before.
  */
-export function generateSnapshot(seed: number, productId: string, dataset: string, opts: { manySeries?: boolean; series?: number } = {}): GeneratedSnapshot {
+export interface GenerateOptions {
+  readonly manySeries?: boolean;
+  readonly series?: number;
+  /** the series key as given (drawn from the product's filters otherwise): an invented product's 0 or 2 columns */
+  readonly seriesKey?: readonly string[];
+  /** every value column of pickValueColumns (each of its types), not a random choice of them */
+  readonly allColumns?: boolean;
+}
+
+export function generateSnapshot(seed: number, productId: string, dataset: string, opts: GenerateOptions = {}): GeneratedSnapshot {
   const rng = new Rng(seed);
   const filters = PRODUCT_FILTERS[productId];
   if (filters === undefined) throw new Error(`unknown product ${productId}`);
@@ -156,6 +174,7 @@ export function generateSnapshot(seed: number, productId: string, dataset: strin
     if (seriesKey.length === 0) seriesKey = ['hub', 'tenor'];
     else if (seriesKey.length === 1) seriesKey.push(seriesKey[0] === 'tenor' ? 'hub' : 'tenor');
   }
+  if (opts.seriesKey !== undefined) seriesKey = [...opts.seriesKey];
   const keyPools: Record<string, readonly string[]> = {};
   for (const k of seriesKey) keyPools[k] = opts.series === undefined ? KEY_POOLS[k]! : widePool(KEY_POOLS[k]!, opts.series, seriesKey.length);
 
@@ -201,7 +220,7 @@ export function generateSnapshot(seed: number, productId: string, dataset: strin
   }
   rng.shuffle(versions);
 
-  const valueColumns = pickValueColumns(rng);
+  const valueColumns = pickValueColumns(rng, opts.allColumns === true);
   const columns: ColumnDef[] = [
     { name: 'date', type: 'date32' },
     effUnit === 'date32' ? { name: 'str_effective_at', type: 'date32' } : { name: 'str_effective_at', type: 'timestamp', unit: effUnit },
@@ -266,8 +285,8 @@ function ingestedFor(rng: Rng, obs: number, unit: Unit): number {
   return align(obs - rng.int(HOUR_US, 5 * DAY_US), unit);
 }
 
-function pickValueColumns(rng: Rng): ColumnDef[] {
-  const all: ColumnDef[] = [
+function pickValueColumns(rng: Rng, all: boolean): ColumnDef[] {
+  const columns: ColumnDef[] = [
     { name: 'value', type: 'float64' },
     { name: 'value_f32', type: 'float32' },
     { name: 'volume', type: 'int64' },
@@ -278,7 +297,7 @@ function pickValueColumns(rng: Rng): ColumnDef[] {
     { name: 'ref_day', type: 'date32' },
     { name: 'published_at', type: 'timestamp', unit: rng.pick(['s', 'ms', 'us'] as const) },
   ];
-  return all.filter((c) => c.name === 'value' || rng.chance(0.7));
+  return all ? columns : columns.filter((c) => c.name === 'value' || rng.chance(0.7));
 }
 
 const INT_RANGE: Record<string, readonly [number, number]> = {
