@@ -28,7 +28,7 @@ export const ROUTE_WORDS: readonly string[] = [
 
 /**
  * Every query parameter of every endpoint (contracts 2, 9-12, 15, 16): a filter named so
- * would be read as that parameter. test/catalog-document.test.ts checks each parser's list is here.
+ * would be read as that parameter. test/catalog-document.test.ts checks each parser takes every one.
  */
 export const RESERVED_PARAMS: readonly string[] = [
   'latest',
