@@ -4,7 +4,7 @@
  * run) and the same worker count as the pitcache row it is compared with.
  */
 import { HttpServerAlternative } from './http-server.js';
-import { distScript } from '../lib/paths.js';
+import { ceilingArgv } from '../lib/server-argv.js';
 
 export interface CeilingOptions {
   readonly bytes: number;
@@ -17,16 +17,7 @@ export interface CeilingOptions {
 export function ceilingAlternative(o: CeilingOptions): HttpServerAlternative {
   return new HttpServerAlternative({
     name: `ceiling (uWS, fixed ${o.bytes} B body, ${o.workers} worker${o.workers === 1 ? '' : 's'})`,
-    command: (_data, port) => [
-      process.execPath,
-      distScript('bench/servers/ceiling-server.js'),
-      '--port',
-      String(port),
-      '--bytes',
-      String(o.bytes),
-      '--workers',
-      String(o.workers),
-    ],
+    command: (_data, port) => ceilingArgv(port, o.bytes, o.workers),
     ...(o.serverCpus === undefined ? {} : { serverCpus: o.serverCpus }),
     ...(o.wrkCpus === undefined ? {} : { wrkCpus: o.wrkCpus }),
     ...(o.wrkThreads === undefined ? {} : { wrkThreads: o.wrkThreads }),

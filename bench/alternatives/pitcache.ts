@@ -2,6 +2,7 @@
 import { HttpServerAlternative } from './http-server.js';
 import { cliServeKnows, noDrainArgs } from '../lib/cli-flags.js';
 import { cliPath } from '../lib/paths.js';
+import { serveArgv } from '../lib/server-argv.js';
 
 export interface PitcacheOptions {
   /** --workers N; omitted when the CLI has no such flag */
@@ -28,28 +29,22 @@ export function pitcacheAlternative(o: PitcacheOptions = {}): HttpServerAlternat
   const workers = o.workers !== undefined && cliHasWorkers() ? o.workers : undefined;
   return new HttpServerAlternative({
     name: o.name ?? `pitcache (uWS${workers === undefined ? '' : `, ${workers} worker${workers === 1 ? '' : 's'}`})`,
-    command: (data, port) => [
-      process.execPath,
-      ...(o.nodeArgs ?? []),
-      cliPath(),
-      'serve',
-      '--source',
-      o.source ?? data.sourceDir,
-      '--keys',
-      o.keys ?? data.keysPath,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--no-access-log',
-      '--log-level',
-      'warn',
-      '--refresh-interval',
-      '0',
-      ...(workers === undefined ? [] : ['--workers', String(workers)]),
-      ...noDrainArgs(),
-      ...(o.extraArgs ?? []),
-    ],
+    command: (data, port) =>
+      serveArgv(
+        cliPath(),
+        o.source ?? data.sourceDir,
+        port,
+        [
+          '--host',
+          '127.0.0.1',
+          '--refresh-interval',
+          '0',
+          ...(workers === undefined ? [] : ['--workers', String(workers)]),
+          ...noDrainArgs(),
+          ...(o.extraArgs ?? []),
+        ],
+        { keys: o.keys ?? data.keysPath, nodeArgs: o.nodeArgs ?? [] },
+      ),
     ...(o.env === undefined ? {} : { env: o.env }),
     ...(o.serverCpus === undefined ? {} : { serverCpus: o.serverCpus }),
     ...(o.wrkCpus === undefined ? {} : { wrkCpus: o.wrkCpus }),

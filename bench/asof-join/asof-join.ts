@@ -29,7 +29,7 @@ import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import { LocalSource } from '../../src/source/local-source.js';
 import { cliPath } from '../lib/paths.js';
-import { serveArgv } from '../lib/demo-server.js';
+import { serveArgv } from '../lib/server-argv.js';
 import { freePort, spawnLogged, waitFor200 } from '../lib/proc.js';
 
 const log = (m: string): void => void process.stderr.write(`[asof-join ${new Date().toISOString().slice(11, 19)}] ${m}\n`);

@@ -22,8 +22,9 @@ import { Children, exitOf, tail } from '../../scripts/cluster/children.js';
 import { filledConfig, shippedConfig, SHIPPED_FILE } from '../../scripts/cluster/haproxy-config.js';
 import { Haproxy, haproxyVersion } from '../../scripts/cluster/haproxy.js';
 import { Replica } from '../../scripts/cluster/replica.js';
-import { cliPath, distScript, repoRoot } from '../lib/paths.js';
-import { freePort } from '../lib/proc.js';
+import { cliPath, repoRoot } from '../lib/paths.js';
+import { ceilingArgv } from '../lib/server-argv.js';
+import { freePort, waitAnswering } from '../lib/proc.js';
 import { meanAnswerBytes } from '../sections/ceiling-size.js';
 import { ensureWrk, runWrk, type WrkResult } from '../wrk/run-wrk.js';
 import { cursorLoadCost, type CursorLoadResult } from './cursor-load.js';
@@ -84,18 +85,9 @@ async function main(): Promise<void> {
     }
     const bytes = await meanAnswerBytes(replicas[0]!.url, paths.list, { 'x-api-key': DEMO_KEY });
     const ceilingPort = await freePort();
-    const ceiling = children.spawn([
-      process.execPath,
-      distScript('bench/servers/ceiling-server.js'),
-      '--port',
-      String(ceilingPort),
-      '--bytes',
-      String(bytes),
-      '--workers',
-      '1',
-    ]);
+    const ceiling = children.spawn(ceilingArgv(ceilingPort, bytes, 1));
     const ceilingOut = tail(ceiling);
-    await waitListening(`http://127.0.0.1:${ceilingPort}/`, ceilingOut);
+    await waitAnswering(`http://127.0.0.1:${ceilingPort}/`, ceilingOut, 20_000);
     const lb = await balancer(children, [{ name: 'ceiling', port: ceilingPort }]);
     log('ceiling');
     points.push(point(`uWS ceiling (${bytes} B body), 1 thread`, 'haproxy', await wrk(lb.url)));
@@ -162,19 +154,6 @@ async function balancer(children: Children, servers: ReadonlyArray<{ name: strin
   const h = await Haproxy.start(children, dir, filledConfig(shippedConfig(), port, [{ pathPrefixes: [], servers }]), port);
   for (const s of servers) await h.waitStatus(s.name, 'UP');
   return h;
-}
-
-async function waitListening(url: string, out: () => string): Promise<void> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch {
-      if (Date.now() > end) throw new Error(`${url} did not answer:\n${out()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 /** 2,000 seeded single-series windows over the demo dataset's zones and last 600 days. */

@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { DEMO_KEY } from '../../src/demo/ensure-demo.js';
-import { distScript, repoRoot } from '../lib/paths.js';
+import { repoRoot } from '../lib/paths.js';
+import { ceilingArgv } from '../lib/server-argv.js';
 import { startDemoServer } from '../lib/demo-server.js';
 import { spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
 
@@ -124,16 +125,7 @@ async function main(): Promise<void> {
         }
         log(`${format}/${enc}: ${meanBytes} B, ${meanRows} rows per answer`);
         const w = wrk(base, file, lua, headers, seconds, connections);
-        ceiling = spawnLogged([
-          process.execPath,
-          distScript('bench/servers/ceiling-server.js'),
-          '--port',
-          String(port + 1),
-          '--bytes',
-          String(meanBytes),
-          '--workers',
-          '1',
-        ]);
+        ceiling = spawnLogged(ceilingArgv(port + 1, meanBytes, 1));
         await waitFor200(`http://127.0.0.1:${port + 1}/healthz`, ceiling, 10_000);
         const c = wrk(`http://127.0.0.1:${port + 1}`, file, lua, {}, seconds, connections);
         await ceiling.stop();

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { noDrainArgs } from './cli-flags.js';
 import { cliPath, repoRoot } from './paths.js';
 import { freePort, spawnLogged, waitFor200, type Spawned } from './proc.js';
+import { serveArgv } from './server-argv.js';
 
 export interface DemoServer {
   readonly dir: string;
@@ -14,25 +15,6 @@ export interface DemoServer {
   readonly base: string;
   readonly server: Spawned;
   stop(): Promise<void>;
-}
-
-/** `pitcache serve` of the folder `dir` (its keys in `dir/keys.json`) on `port`, quiet: the argv every bench server starts with. */
-export function serveArgv(cli: string, dir: string, port: number, extraArgs: readonly string[] = []): string[] {
-  return [
-    process.execPath,
-    cli,
-    'serve',
-    '--source',
-    dir,
-    '--keys',
-    join(dir, 'keys.json'),
-    '--port',
-    String(port),
-    '--no-access-log',
-    '--log-level',
-    'warn',
-    ...extraArgs,
-  ];
 }
 
 /** `extraArgs` are serve flags after --source, --keys, --port, --no-access-log and --log-level warn; `cli` another build's main.js. */

@@ -111,6 +111,20 @@ export async function waitFor200(url: string, proc: Spawned, timeoutMs: number, 
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${proc.output().slice(-2000)}`);
 }
 
+/** Polls `url` until it answers at all (any status: a server without /readyz); fails after `timeoutMs` with `output()`. */
+export async function waitAnswering(url: string, output: () => string, timeoutMs: number, exited: () => boolean = () => false): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > end || exited()) throw new Error(`${url} did not answer:\n${output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 /** stdout of a command, or '' when it fails (version probes). */
 export function sh(cmd: string, args: readonly string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { freePort, pinned, spawnLogged, type Spawned } from './proc.js';
+import { freePort, pinned, spawnLogged, waitAnswering, type Spawned } from './proc.js';
 
 export const S3_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' } as const;
 
@@ -25,16 +25,12 @@ export async function startS3(bucket: string, cpus?: string): Promise<LocalS3> {
   const bin = join(dirname(createRequire(import.meta.url).resolve('s3rver/package.json')), 'bin/s3rver.js');
   const proc = spawnLogged(pinned(cpus, [process.execPath, bin, '-d', dir, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', bucket]));
   const endpoint = `http://127.0.0.1:${port}`;
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await (await fetch(endpoint)).arrayBuffer();
-      break;
-    } catch {
-      if (Date.now() > end || proc.child.exitCode !== null) throw new Error(`s3rver did not start:\n${proc.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await waitAnswering(
+    endpoint,
+    () => `s3rver did not start:\n${proc.output()}`,
+    30_000,
+    () => proc.child.exitCode !== null,
+  );
   const client = new S3Client({
     endpoint,
     region: 'us-east-1',

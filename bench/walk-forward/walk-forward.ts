@@ -27,7 +27,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { DEMO_KEY } from '../../src/demo/ensure-demo.js';
 import { startDemoServer } from '../lib/demo-server.js';
-import { distScript, repoRoot } from '../lib/paths.js';
+import { repoRoot } from '../lib/paths.js';
+import { ceilingArgv } from '../lib/server-argv.js';
 import { readMemory, spawnLogged, waitFor200 } from '../lib/proc.js';
 import { loadIntoDuckDb, walkForwardSql } from './duckdb-walk-forward.js';
 
@@ -164,16 +165,7 @@ async function main(): Promise<void> {
 
     // The ceiling: the same number of requests for bodies of the same size, no decode.
     const size = Math.round(arrow.bytes / arrow.requests);
-    ceiling = spawnLogged([
-      process.execPath,
-      distScript('bench/servers/ceiling-server.js'),
-      '--port',
-      String(port + 1),
-      '--bytes',
-      String(size),
-      '--workers',
-      '2',
-    ]);
+    ceiling = spawnLogged(ceilingArgv(port + 1, size, 2));
     await waitFor200(`http://127.0.0.1:${port + 1}/healthz`, ceiling, 10_000);
     const ceilingMeasure = await best(`uWS ceiling (${arrow.requests} x ${size} B fixed body)`, repeat, async () => {
       for (let i = 0; i < arrow.requests; i++) await (await fetch(`http://127.0.0.1:${port + 1}/x`)).arrayBuffer();
