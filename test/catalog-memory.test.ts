@@ -87,3 +87,59 @@ describe('contract 13: a removed dataset', () => {
     expect(before - after).toBeGreaterThan(bytes * 0.6);
   }, 120_000);
 });
+
+/**
+ * The same removal with nothing in flight and no collection run by the test: the loading
+ * thread's reaper is handed the removed generation's shared memory and collects it itself
+ * (docs/snapshots.md#release). Before, a removed dataset's generations waited for a full
+ * collection that a quiet thread may not run for hundreds of publishes.
+ */
+describe('contract 13: a removed dataset goes to the reaper', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startInProcessHarness({
+      datasets: [
+        { productId: 'acme', dataset: 'big', spec: pitSnapshot(['site'], rows) },
+        { productId: 'acme', dataset: 'small', spec: pitSnapshot(['site'], rows.slice(0, 10)) },
+      ],
+      prepare: (dir) => writeFile(join(dir, 'catalog.json'), doc(['big', 'small'])),
+      server: { responseCacheBytes: 0 },
+    });
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  it('its shared memory is counted as dropped and collected by the thread, without anyone else collecting', async () => {
+    const slot = h.server.registry.get('acme', 'big')!;
+    const table = new WeakRef(slot.current!.table.rowThr);
+    const shared = sharedBytesOf(slot.current!.table);
+    expect(shared).toBeGreaterThan(1 << 20);
+    const before = h.server.reaped().droppedBytes;
+
+    await writeFile(join(h.dir, 'catalog.json'), doc(['small']));
+    await h.server.loader.refreshNow();
+    expectError(await h.get('/acme/big'), 404, 'not_found', undefined);
+    expect(h.server.reaped().droppedBytes - before, 'the removed generation was handed to the reaper').toBeGreaterThanOrEqual(shared);
+
+    const deadline = Date.now() + 20_000;
+    while ((h.server.reaped().unreclaimedBytes > 0 || table.deref() !== undefined) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(h.server.reaped().unreclaimedBytes, 'all of it collected').toBe(0);
+    expect(table.deref(), 'the removed table was collected').toBeUndefined();
+  }, 120_000);
+});
+
+/** The bytes of the SharedArrayBuffers a table's columns live on. */
+function sharedBytesOf(table: object): number {
+  const seen = new Set<SharedArrayBuffer>();
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 4 || v === null || typeof v !== 'object') return;
+    if (ArrayBuffer.isView(v)) {
+      if (v.buffer instanceof SharedArrayBuffer) seen.add(v.buffer);
+      return;
+    }
+    for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x, depth + 1);
+  };
+  walk(table, 0);
+  let n = 0;
+  for (const b of seen) n += b.byteLength;
+  return n;
+}

@@ -2,6 +2,7 @@ import { DatasetSelection } from '../catalog/dataset-selection.js';
 import { BUILTIN_CATALOG } from '../catalog/builtin.js';
 import type { Catalog, ProductSpec } from '../catalog/catalog.js';
 import { DatasetSlot } from './dataset-slot.js';
+import type { Generation } from './generation.js';
 
 /** What a new catalog did to the datasets served here. */
 export interface CatalogChange {
@@ -11,6 +12,8 @@ export interface CatalogChange {
   readonly removed: readonly DatasetSlot[];
   /** datasets whose product changed (name, filters or floor), with the product before */
   readonly changed: ReadonlyArray<{ readonly slot: DatasetSlot; readonly before: ProductSpec }>;
+  /** generations the slots let go (removed datasets', superseded ones of a new floor; the caller adds those it unloads): each thread's reaper collects them */
+  readonly dropped: Generation[];
 }
 
 /**
@@ -65,6 +68,7 @@ export class DatasetRegistry {
   apply(catalog: Catalog, refloor: (slot: DatasetSlot, product: ProductSpec) => Parameters<DatasetSlot['respec']>[1] = () => null): CatalogChange {
     const added: DatasetSlot[] = [];
     const changed: Array<{ slot: DatasetSlot; before: ProductSpec }> = [];
+    const dropped: Generation[] = [];
     const next: DatasetSlot[] = [];
     for (const e of catalog.entries) {
       if (!this.selection.has(e.product.id, e.dataset.name)) continue;
@@ -77,19 +81,19 @@ export class DatasetRegistry {
       }
       const before = slot.product;
       if (JSON.stringify(before) !== JSON.stringify(e.product)) {
-        slot.respec(e.product, before.floor === e.product.floor ? null : refloor(slot, e.product));
+        dropped.push(...slot.respec(e.product, before.floor === e.product.floor ? null : refloor(slot, e.product)));
         changed.push({ slot, before });
       }
       next.push(slot);
     }
     const kept = new Set(next);
     const removed = this._slots.filter((s) => !kept.has(s));
-    for (const s of removed) s.retire();
+    for (const s of removed) dropped.push(...s.retire());
     this._catalog = catalog;
     this._slots = next;
     this.byId = new Map(next.map((s) => [s.id, s]));
     this._version++;
-    return { added, removed, changed };
+    return { added, removed, changed, dropped };
   }
 
   /** true once every dataset found at the source has been tried (contract 8: /readyz) */

@@ -59,28 +59,47 @@ export class DatasetSlot {
    * with the live generation re-floored (`refloored`, same number), and the superseded ones
    * go (they load again from history/ under the new floor); null when nothing is loaded.
    */
-  respec(product: ProductSpec, refloored: Generation | null): void {
+  respec(product: ProductSpec, refloored: Generation | null): Generation[] {
     const floorChanged = product.floor !== this._product.floor;
     this._product = product;
     this._floorUs = floorUsOf(product.floor);
     this._keyText = keyTextOf(this.id, product);
-    if (!floorChanged) return;
+    if (!floorChanged) return [];
+    // The live one's columns live on in its re-floored copy: only the superseded ones are let go.
+    const gone = [...this.retained.values()];
     this.retained.clear();
     if (refloored !== null) this._current = refloored;
+    return gone;
   }
 
-  /** The live generation can no longer be served (a filter of the new catalog is not in its series key): nothing is, until a snapshot that fits. */
-  unload(reason: string): void {
+  /**
+   * The live generation can no longer be served (a filter of the new catalog is not in its
+   * series key): nothing is, until a snapshot that fits. Returns what it let go (for the
+   * thread's reaper, docs/snapshots.md#release).
+   */
+  unload(reason: string): Generation[] {
+    const gone = this.held();
     this._current = null;
     this.retained.clear();
     this._state = 'refused';
     this._lastError = reason;
+    return gone;
   }
 
-  /** The catalog in force no longer names this dataset: every reference goes, so the memory can once requests in flight end. */
-  retire(): void {
+  /**
+   * The catalog in force no longer names this dataset: every reference goes, so the memory
+   * can once requests in flight end. Returns what it let go (for the thread's reaper).
+   */
+  retire(): Generation[] {
+    const gone = this.held();
     this._current = null;
     this.retained.clear();
+    return gone;
+  }
+
+  /** The live generation and the retained ones. */
+  private held(): Generation[] {
+    return [...(this._current === null ? [] : [this._current]), ...this.retained.values()];
   }
 
   get state(): SlotState {

@@ -27,6 +27,7 @@ export class GenerationReaper {
   private readonly finalized: FinalizationRegistry<number>;
   private buffers = 0;
   private bytes = 0;
+  private total = 0;
   private timer: unknown = null;
   private looks = 0;
   private stopped = false;
@@ -49,9 +50,15 @@ export class GenerationReaper {
       this.finalized.register(b, b.byteLength);
       this.buffers++;
       this.bytes += b.byteLength;
+      this.total += b.byteLength;
     }
     this.looks = 0;
     this.arm(0);
+  }
+
+  /** Bytes of shared memory this thread was told it dropped, since it started (collected or not). */
+  get droppedBytes(): number {
+    return this.total;
   }
 
   /** Bytes of dropped shared memory this thread has not collected yet. */

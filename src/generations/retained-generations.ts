@@ -79,13 +79,15 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
   /**
    * A new catalog (contract 13): a removed dataset's generations, live and retained, leave
    * the budget (the slot dropped its references; the threads drop theirs); a re-floored
-   * one's superseded generations went with the old floor, and its live one is new.
+   * one's superseded generations went with the old floor, and its live one is new. What
+   * the slots let go is collected in this thread at once (docs/snapshots.md#release).
    */
   catalogChanged(change: CatalogChange): void {
     const gone = new Set<string>([...change.removed, ...change.changed.map((c) => c.slot)].map((s) => s.id));
     for (const e of this.o.budget.stats().entries) if (gone.has(e.dataset)) this.o.budget.forget(e.dataset, e.generation);
     for (const slot of change.removed) this.live.delete(slot);
     for (const { slot } of change.changed) this.live.set(slot, slot.current);
+    for (const g of change.dropped) this.o.reaper?.dropped(g);
     this.apply(this.followLive());
   }
 

@@ -452,7 +452,7 @@ export class SnapshotLoader {
       const lacking = g === null ? undefined : slot.product.filters.find((f) => !g.table.seriesKey.includes(f.param));
       if (lacking !== undefined) {
         const reason = `filter column "${lacking.param}" is not in the series key ${JSON.stringify(g!.table.seriesKey)} of generation ${g!.number}`;
-        slot.unload(reason);
+        change.dropped.push(...slot.unload(reason));
         log.error('dataset unloaded: the catalog in force names a filter its snapshot lacks', { dataset: slot.id, reason });
       }
     }

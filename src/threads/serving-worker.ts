@@ -139,16 +139,19 @@ port.on('message', (m: ToServing) => {
     case 'catalog': {
       if (registry === null) return;
       const changed = new Map(m.changed.map((c) => [c.dataset, c]));
-      registry.apply(catalogFromJson(m.catalog), (slot) => {
+      const change = registry.apply(catalogFromJson(m.catalog), (slot) => {
         const g = changed.get(slot.id)?.generation ?? null;
         return g === null ? null : generationOf(g);
       });
+      const dropped = [...change.dropped];
       for (const c of m.changed) {
         const slot = registry.byName(c.dataset);
         if (slot === undefined) continue;
-        if (c.generation === null && slot.current !== null) slot.unload(c.status.lastError ?? 'unloaded by the catalog in force');
+        if (c.generation === null && slot.current !== null) dropped.push(...slot.unload(c.status.lastError ?? 'unloaded by the catalog in force'));
         slot.mirror(c.status);
       }
+      // Removed datasets', unloaded and superseded generations: this thread collects them at once.
+      for (const g of dropped) reaper.dropped(g);
       return;
     }
     case 'slot': {

@@ -98,6 +98,8 @@ export interface RunningServer {
   idle(): Promise<void>;
   /** Installs the keys of a reloaded keys file on every thread (buckets of unchanged keys carry over). */
   replaceKeys(keys: KeysConfig): void;
+  /** The loading thread's reaper (docs/snapshots.md#release): shared bytes it was told were dropped, and those not collected yet. */
+  reaped(): { readonly droppedBytes: number; readonly unreclaimedBytes: number };
   close(): Promise<void>;
 }
 
@@ -253,6 +255,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       limiter.replace(keys, buckets);
       pool?.replaceKeys(cfg, buckets);
     },
+    reaped: () => ({ droppedBytes: reaper.droppedBytes, unreclaimedBytes: reaper.unreclaimedBytes }),
     close: async () => {
       loader.stop();
       retained.stop();
