@@ -31,6 +31,9 @@ export default {
     'src/api/request-ids.ts',
     'src/pipeline/page-scratch.ts',
     'src/cache/slot-lru.ts',
+    // the point-in-time join: STRYKER_TESTS=join-compute.test.ts (join/), contract-asof-join.test.ts (the endpoint)
+    'src/join/**/*.ts',
+    'src/pipeline/join-endpoint.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
