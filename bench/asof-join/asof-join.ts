@@ -12,9 +12,15 @@
  *    event is the greatest (date, observed, ingested, position) among its series' visible
  *    versions: a running max over the series' versions in threshold order, ASOF-joined on
  *    the threshold.
- *  - the p99 of small GET requests (one series' latest row), sent from a worker thread
- *    while the joins run, against the same requests with nothing else running.
- * Answers are compared event by event (date and value) before anything is timed.
+ *  - polars in process (nodejs-polars, one lazy plan): the same rule, join_asof by series.
+ *  - the p99 of small GET requests (one series at one as_of), sent from a worker thread
+ *    while each join runs on the same serving thread (--workers 1), against the same
+ *    requests with nothing else running; with --before-cli, the same during the joins of
+ *    another build's server (the one before joins moved off the serving thread).
+ * Answers are compared event by event (date and value) before anything is timed. Each
+ * engine's time is from the events in its own form (an Arrow table, a DuckDB table, a polars
+ * DataFrame) to the answer in columns; making that form from the bench's JS arrays is timed
+ * apart (`*_prep_ms`), and the ratios are given both without and with it.
  *
  *   npm run bench:asof-join [-- --rounds 3 --events 1000000]
  */
@@ -24,6 +30,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { DuckDBInstance, DuckDBTimestampValue } from '@duckdb/node-api';
+import pl from 'nodejs-polars';
 import { Table, TimestampMicrosecond, Utf8, tableFromIPC, tableToIPC, vectorFromArray, makeVector } from 'apache-arrow';
 import { buildArrowSnapshot } from '../../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../../src/snapshot/write-generation.js';
@@ -44,6 +51,8 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '1' },
     /** DuckDB's query: rank (default) or struct (the first version) */
     sql: { type: 'string', default: 'rank' },
+    /** a folder: the server runs with --cpu-prof into it, and only pitcache joins run (2), each step timed */
+    profile: { type: 'string' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -134,8 +143,12 @@ function eventsTable(e: Events): Table {
   });
 }
 
-async function pitcacheJoin(base: string, events: Table): Promise<Table> {
+/** Where a pitcache join's time went, client side (--profile): ms from its start to the end of each step. */
+const steps: Record<string, number> = {};
+
+async function pitcacheJoin(base: string, events: Table, t0 = performance.now()): Promise<Table> {
   const body = tableToIPC(events, 'stream');
+  steps.ipc_written = performance.now() - t0;
   // A keep-alive socket idle past uWS's timeout is closed by the server, and a POST is not
   // retried on a fresh one: a GET first takes (and, failing, replaces) the stale socket.
   await fetch(`${base}/healthz`).then(
@@ -147,8 +160,15 @@ async function pitcacheJoin(base: string, events: Table): Promise<Table> {
     body,
     headers: { 'x-api-key': KEY, 'content-type': 'application/vnd.apache.arrow.stream', 'accept-encoding': 'identity' },
   });
+  steps.answer_headers = performance.now() - t0;
   if (res.status !== 200) throw new Error(`asof_join: ${res.status} ${await res.text()}`);
-  return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  steps.answer_read = performance.now() - t0;
+  const table = tableFromIPC(bytes);
+  // every column decoded (a lazy reader would not be a table yet)
+  for (const f of table.schema.fields) table.getChild(f.name)!.toArray();
+  steps.table = performance.now() - t0;
+  return table;
 }
 
 /**
@@ -216,7 +236,9 @@ async function main(): Promise<void> {
   await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [{ id: 'bench', key: KEY, products: ['*'] }] }));
   const serveFlags = ['--workers', args.workers!];
   const port = await freePort();
-  const server = spawnLogged(serveArgv(cliPath(), dir, port, serveFlags));
+  const argv = serveArgv(cliPath(), dir, port, serveFlags);
+  if (args.profile !== undefined) argv.splice(1, 0, '--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`);
+  const server = spawnLogged(argv);
   const base = `http://127.0.0.1:${port}`;
   // The other build (--before-cli), on the same folder: small requests during its joins, paired with this build's.
   const beforePort = args['before-cli'] === undefined ? null : await freePort();
@@ -229,6 +251,16 @@ async function main(): Promise<void> {
     log('server ready');
     const events = makeEvents(EVENTS);
     const table = eventsTable(events);
+    if (args.profile !== undefined) {
+      for (let i = 0; i < 2; i++) {
+        const t0 = performance.now();
+        const t = await pitcacheJoin(base, eventsTable(events), t0);
+        log(
+          `pitcache join ${i}: ${(performance.now() - t0).toFixed(0)} ms, ${t.numRows} rows; steps (ms from start) ${JSON.stringify(steps, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+        );
+      }
+      return;
+    }
 
     log('DuckDB: loading the rows');
     const duck = await DuckDBInstance.create(':memory:');
@@ -249,6 +281,7 @@ async function main(): Promise<void> {
     void DuckDBTimestampValue;
 
     const duckJoin = async (): Promise<{ date: Int32Array; value: Float64Array; nulls: Uint8Array }> => {
+      const t0 = performance.now();
       await con.run('CREATE OR REPLACE TABLE events (i INTEGER, country VARCHAR, at_us BIGINT)');
       const ev = await con.createAppender('events');
       for (let i = 0; i < EVENTS; i++) {
@@ -258,6 +291,7 @@ async function main(): Promise<void> {
         ev.endRow();
       }
       ev.closeSync();
+      lastPrepMs = performance.now() - t0;
       const reader = await con.runAndReadAll(JOIN_SQL);
       const cols = reader.getColumns();
       const date = new Int32Array(EVENTS);
@@ -275,22 +309,91 @@ async function main(): Promise<void> {
       return { date, value, nulls };
     };
 
+    log('polars: loading the rows');
+    const plRows = pl.DataFrame({
+      country: rows.country,
+      date: pl.Series('date', rows.date.subarray(0, rows.n)),
+      eff: pl.Series('eff', rows.eff.subarray(0, rows.n)),
+      obs: pl.Series('obs', rows.obs.subarray(0, rows.n)),
+      ing: pl.Series('ing', rows.ing.subarray(0, rows.n)),
+      pos: pl.Series(
+        'pos',
+        Int32Array.from({ length: rows.n }, (_, i) => i),
+      ),
+      stress_index: pl.Series('stress_index', rows.value.subarray(0, rows.n)),
+    });
+    /**
+     * The same rule in polars (lazy, one plan): each version's rank in its series by (date,
+     * observed, ingested, position), its running max in threshold order per series, one row
+     * per (series, threshold), the version of that rank joined back, and the events
+     * join_asof'ed (backward, by series) on the threshold.
+     */
+    const polarsJoin = (): { date: Int32Array; value: Float64Array; nulls: Uint8Array } => {
+      const t0 = performance.now();
+      const ev = pl.DataFrame({
+        i: pl.Series(
+          'i',
+          Int32Array.from({ length: EVENTS }, (_, i) => i),
+        ),
+        country: events.country,
+        at: pl.Series('at', events.atUs),
+      });
+      lastPrepMs = performance.now() - t0;
+      const v = plRows
+        .lazy()
+        .withColumns(
+          pl
+            .when(pl.col('obs').ltEq(FLOOR_US))
+            .then(pl.col('eff'))
+            .otherwise(pl.maxHorizontal([pl.col('eff'), pl.col('obs')]))
+            .alias('thr'),
+        )
+        .sort(['country', 'date', 'obs', 'ing', 'pos'])
+        .withColumns(pl.col('pos').cumCount().over('country').alias('rk'));
+      const best = v
+        .sort(['country', 'thr'])
+        .withColumns(pl.col('rk').cumMax().over('country').alias('best'))
+        .groupBy(['country', 'thr'])
+        .agg(pl.col('best').max())
+        .join(v.select('country', 'rk', 'date', 'stress_index'), { leftOn: ['country', 'best'], rightOn: ['country', 'rk'] })
+        .sort('thr');
+      const out = ev.lazy().sort('at').joinAsof(best, { leftOn: 'at', rightOn: 'thr', by: 'country', strategy: 'backward' }).sort('i').collectSync();
+      const d = out.getColumn('date').toArray() as Array<number | null>;
+      const val = out.getColumn('stress_index').toArray() as Array<number | null>;
+      const date = new Int32Array(EVENTS);
+      const value = new Float64Array(EVENTS);
+      const nulls = new Uint8Array(EVENTS);
+      for (let i = 0; i < EVENTS; i++) {
+        if (d[i] === null || d[i] === undefined) nulls[i] = 1;
+        else {
+          date[i] = d[i]!;
+          value[i] = val[i]!;
+        }
+      }
+      return { date, value, nulls };
+    };
+
     log('checking the answers agree, event by event');
     const p = await pitcacheJoin(base, table);
-    const dk = await duckJoin();
     const pDate = p.getChild('date')!;
     const pValue = p.getChild('stress_index')!;
     let matched = 0;
-    for (let i = 0; i < EVENTS; i++) {
-      const pd = pDate.get(i) as number | null;
-      const day = pd === null ? null : Math.round(pd / 86_400_000);
-      const dd = dk.nulls[i] === 1 ? null : dk.date[i]!;
-      const pv = pValue.get(i) as number | null;
-      const dv = dk.nulls[i] === 1 ? null : dk.value[i]!;
-      if (day !== dd || pv !== dv) throw new Error(`event ${i} (${events.country[i]} at ${events.atUs[i]}): pitcache ${day} ${pv}, DuckDB ${dd} ${dv}`);
-      if (day !== null) matched++;
+    for (const [who, other] of [
+      ['DuckDB', await duckJoin()],
+      ['polars', polarsJoin()],
+    ] as const) {
+      matched = 0;
+      for (let i = 0; i < EVENTS; i++) {
+        const pd = pDate.get(i) as number | null;
+        const day = pd === null ? null : Math.round(pd / 86_400_000);
+        const dd = other.nulls[i] === 1 ? null : other.date[i]!;
+        const pv = pValue.get(i) as number | null;
+        const dv = other.nulls[i] === 1 ? null : other.value[i]!;
+        if (day !== dd || pv !== dv) throw new Error(`event ${i} (${events.country[i]} at ${events.atUs[i]}): pitcache ${day} ${pv}, ${who} ${dd} ${dv}`);
+        if (day !== null) matched++;
+      }
+      log(`answers equal to ${who}'s (${matched} of ${EVENTS} events found a row)`);
     }
-    log(`answers equal (${matched} of ${EVENTS} events found a row)`);
 
     /**
      * Small as_of requests (one series at one instant) sent one after another from a worker
@@ -313,42 +416,61 @@ async function main(): Promise<void> {
       });
     const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] ?? NaN;
     /** A join on `at` with small requests on the same server while it runs: its time and theirs. */
-    const joinWithProbe = async (at: string): Promise<{ ms: number; small: number[] }> => {
+    const joinWithProbe = async (at: string): Promise<{ ms: number; prep: number; small: number[] }> => {
+      const tp = performance.now();
+      const input = eventsTable(events);
+      const prep = performance.now() - tp;
       const stop = new Int32Array(new SharedArrayBuffer(4));
       const probe = prober(at, stop, 0);
       const t0 = performance.now();
-      await pitcacheJoin(at, eventsTable(events));
+      await pitcacheJoin(at, input);
       const ms = performance.now() - t0;
       Atomics.store(stop, 0, 1);
-      return { ms, small: await probe };
+      return { ms, prep, small: await probe };
     };
 
     const quiet = await prober(base, new Int32Array(new SharedArrayBuffer(4)).fill(1), 3000);
     const pTimes: number[] = [];
     const dTimes: number[] = [];
     const bTimes: number[] = [];
+    const lTimes: number[] = [];
+    /** each engine's input preparation (events from JS arrays into its own form), apart from the join */
+    const pPrep: number[] = [];
+    const dPrep: number[] = [];
+    const lPrep: number[] = [];
+    const bPrep: number[] = [];
     let during: number[] = [];
     let duringBefore: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // alternating: pitcache then DuckDB (then the other build), then the other way round
-      const order = round % 2 === 0 ? ['p', 'd', 'b'] : ['b', 'd', 'p'];
+      const order = round % 2 === 0 ? ['p', 'd', 'l', 'b'] : ['b', 'l', 'd', 'p'];
       for (const who of order) {
         if (who === 'b' && before === null) continue;
         const t0 = performance.now();
         if (who === 'p') {
           const r = await joinWithProbe(base);
           pTimes.push(r.ms);
+          pPrep.push(r.prep);
           during = during.concat(r.small);
-          log(`round ${round} pitcache: ${r.ms.toFixed(0)} ms, ${r.small.length} small requests meanwhile, p99 ${p99(r.small).toFixed(1)} ms`);
+          log(
+            `round ${round} pitcache: ${r.ms.toFixed(0)} ms (+ ${r.prep.toFixed(0)} ms to make the events' Arrow table), ${r.small.length} small requests meanwhile, p99 ${p99(r.small).toFixed(1)} ms`,
+          );
         } else if (who === 'b') {
           const r = await joinWithProbe(beforeBase);
           bTimes.push(r.ms);
+          bPrep.push(r.prep);
           duringBefore = duringBefore.concat(r.small);
           log(`round ${round} before: ${r.ms.toFixed(0)} ms, ${r.small.length} small requests meanwhile, p99 ${p99(r.small).toFixed(1)} ms`);
+        } else if (who === 'l') {
+          polarsJoin();
+          lTimes.push(performance.now() - t0 - lastPrepMs);
+          lPrep.push(lastPrepMs);
+          log(`round ${round} polars: ${lTimes.at(-1)!.toFixed(0)} ms (+ ${lastPrepMs.toFixed(0)} ms to make the events' DataFrame)`);
         } else {
           await duckJoin();
-          dTimes.push(performance.now() - t0);
-          log(`round ${round} DuckDB: ${(performance.now() - t0).toFixed(0)} ms`);
+          dTimes.push(performance.now() - t0 - lastPrepMs);
+          dPrep.push(lastPrepMs);
+          log(`round ${round} DuckDB: ${dTimes.at(-1)!.toFixed(0)} ms (+ ${lastPrepMs.toFixed(0)} ms to append the events)`);
         }
       }
     }
@@ -363,11 +485,20 @@ async function main(): Promise<void> {
       matched,
       workers: Number(args.workers),
       duckdb_sql: args.sql,
+      note: '*_ms: the join from events in the engine-native form to the answer in columns; *_prep_ms: making that form from JS arrays',
       pitcache_ms: pTimes,
       duckdb_ms: dTimes,
+      polars_ms: lTimes,
+      pitcache_prep_ms: pPrep,
+      duckdb_prep_ms: dPrep,
+      polars_prep_ms: lPrep,
       pitcache_events_per_s: Math.round(EVENTS / (pm / 1000)),
       duckdb_events_per_s: Math.round(EVENTS / (dm / 1000)),
+      polars_events_per_s: Math.round(EVENTS / (median(lTimes) / 1000)),
       ratio_duckdb_over_pitcache: dm / pm,
+      ratio_polars_over_pitcache: median(lTimes) / pm,
+      ratio_with_prep_duckdb_over_pitcache: median(dTimes.map((t, i) => t + dPrep[i]!)) / median(pTimes.map((t, i) => t + pPrep[i]!)),
+      ratio_with_prep_polars_over_pitcache: median(lTimes.map((t, i) => t + lPrep[i]!)) / median(pTimes.map((t, i) => t + pPrep[i]!)),
       small_p99_ms_quiet: p99(quiet),
       small_p99_ms_during_joins: p99(during),
       small_max_ms_during_joins: max(during),
@@ -378,6 +509,7 @@ async function main(): Promise<void> {
         : {
             before_cli: args['before-cli'],
             before_ms: bTimes,
+            before_prep_ms: bPrep,
             before_small_p99_ms_during_joins: p99(duringBefore),
             before_small_max_ms_during_joins: max(duringBefore),
             before_small_during: duringBefore.length,
@@ -396,6 +528,8 @@ async function main(): Promise<void> {
 }
 
 let serverOutput = (): string => '';
+/** the input preparation of the last DuckDB or polars join (ms) */
+let lastPrepMs = 0;
 
 main().catch((e: unknown) => {
   process.stderr.write(`server output:\n${serverOutput()}\n`);
