@@ -43,17 +43,7 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
     }
     if (isKey && field.type.typeId !== Type.Utf8 && field.type.typeId !== Type.Dictionary)
       throw badEvents(`column "${name}" (a series-key column) must be Utf8 or Dictionary<Utf8>, not ${String(field.type)}`);
-    let arrow;
-    try {
-      arrow = readColumn(field, chunks, rows);
-    } catch (e) {
-      throw badEvents((e as Error).message);
-    }
-    const decoded = decodeArrowColumn(arrow, null);
-    if (isKey && decoded.validity !== null) {
-      const row = decoded.validity.indexOf(0);
-      if (row >= 0) throw missingCell(row, name);
-    }
+    const decoded = decodeEventColumn(field, chunks, rows, isKey);
     const column: Column =
       decoded.kind === 'string'
         ? { kind: 'string', name, codes: decoded.codes, dict: buildStringDictionary(decoded.strings), validity: decoded.validity }
@@ -67,17 +57,7 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
 /** `at`: a Timestamp (s, ms, us) or a Date32, as µs; a null is a missing `at` (400 naming its row). */
 function atColumn(typeId: Type, chunks: Data[], rows: number, field: Parameters<typeof readColumn>[0]): Float64Array {
   if (typeId !== Type.Timestamp && typeId !== Type.Date) throw badEvents(`column "at" must be a Timestamp or a Date32, not ${String(field.type)}`);
-  let arrow;
-  try {
-    arrow = readColumn(field, chunks, rows);
-  } catch (e) {
-    throw badEvents((e as Error).message);
-  }
-  const decoded = decodeArrowColumn(arrow, null);
-  if (decoded.validity !== null) {
-    const row = decoded.validity.indexOf(0);
-    if (row >= 0) throw missingCell(row, 'at');
-  }
+  const decoded = decodeEventColumn(field, chunks, rows, true);
   if (decoded.kind === 'timestamp') return decoded.values;
   if (decoded.kind !== 'date32') throw badEvents('column "at" must be a Timestamp or a Date32');
   // A date is the end of that UTC day (contract 1).
@@ -85,4 +65,20 @@ function atColumn(typeId: Type, chunks: Data[], rows: number, field: Parameters<
   const days = decoded.values;
   for (let i = 0; i < rows; i++) out[i] = (days[i]! + 1) * US_PER_DAY - 1;
   return out;
+}
+
+/** One column of the body decoded whole; `required` (`at`, a series-key column): a null is a missing cell (400 naming its row). */
+function decodeEventColumn(field: Parameters<typeof readColumn>[0], chunks: Data[], rows: number, required: boolean): ReturnType<typeof decodeArrowColumn> {
+  let arrow;
+  try {
+    arrow = readColumn(field, chunks, rows);
+  } catch (e) {
+    throw badEvents((e as Error).message);
+  }
+  const decoded = decodeArrowColumn(arrow, null);
+  if (required && decoded.validity !== null) {
+    const row = decoded.validity.indexOf(0);
+    if (row >= 0) throw missingCell(row, field.name);
+  }
+  return decoded;
 }
