@@ -217,10 +217,12 @@ describe('ResponseCache over its HeadArena', () => {
     const a = cache.get(key('a'))!;
     cache.get(key('b'));
     cache.remember(a, '/gbsi_eu/system_stress', 'q=a', '*/*', '');
-    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 2, 'gbsi_eu/system_stress')).toBeUndefined();
+    expect(cache.recall({ path: '/gbsi_eu/system_stress', rawQuery: 'q=a', accept: '*/*', acceptEncoding: '' }, 2, 'gbsi_eu/system_stress')).toBeUndefined();
     // Another key text of the dataset (its floor or filters changed): not this entry.
-    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1, 'gbsi_eu/system_stress\u0001x')).toBeUndefined();
-    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1, 'gbsi_eu/system_stress')).toBe(a);
+    expect(
+      cache.recall({ path: '/gbsi_eu/system_stress', rawQuery: 'q=a', accept: '*/*', acceptEncoding: '' }, 1, 'gbsi_eu/system_stress\u0001x'),
+    ).toBeUndefined();
+    expect(cache.recall({ path: '/gbsi_eu/system_stress', rawQuery: 'q=a', accept: '*/*', acceptEncoding: '' }, 1, 'gbsi_eu/system_stress')).toBe(a);
     const hits = cache.stats().hits;
     cache.counted(a);
     expect(cache.stats()).toMatchObject({ hits: hits + 1, remembered: 1 });
@@ -231,7 +233,7 @@ describe('ResponseCache over its HeadArena', () => {
     // a leaves too: its text is forgotten with it.
     cache.set(key('d'), { meta: META, shape: null }, bytesOf(100, 4));
     cache.set(key('e'), { meta: META, shape: null }, bytesOf(100, 5));
-    expect(cache.recall('/gbsi_eu/system_stress', 'q=a', '*/*', '', 1, 'gbsi_eu/system_stress')).toBeUndefined();
+    expect(cache.recall({ path: '/gbsi_eu/system_stress', rawQuery: 'q=a', accept: '*/*', acceptEncoding: '' }, 1, 'gbsi_eu/system_stress')).toBeUndefined();
     expect(cache.stats().remembered).toBe(0);
   });
 

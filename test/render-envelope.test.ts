@@ -208,7 +208,7 @@ describe('restampEnvelopeMetadata (a kept answer metadata, turned into another r
     const { buf, end } = written(m, retrievedAtUs, Buffer.from(first));
     for (const us of [retrievedAtUs + 1_000, Date.UTC(2026, 10, 28, 23, 59, 59, 999) * 1000, Date.UTC(1970, 0, 1) * 1000, Date.UTC(9999, 11, 31) * 1000]) {
       const id = ids.advance();
-      expect(restampEnvelopeMetadata(buf, 5, end, m, us, id)).toBe(true);
+      expect(restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs: us, recordId: id })).toBe(true);
       const anew = written(m, us, id);
       expect(latin1(buf.subarray(0, end))).toBe(latin1(anew.buf.subarray(0, anew.end)));
       // Nothing past the metadata is touched.
@@ -226,20 +226,20 @@ describe('restampEnvelopeMetadata (a kept answer metadata, turned into another r
       expect(latin1(buf)).toBe(before);
     };
     // A string id (an answer finished after an await) is written anew.
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, 'req_0000000000000000000z'));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs, recordId: 'req_0000000000000000000z' }));
     // Ids of another length: one shorter, one longer.
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, id.subarray(0, id.length - 1)));
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, Buffer.concat([id, Buffer.from('0')])));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs, recordId: id.subarray(0, id.length - 1) }));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs, recordId: Buffer.concat([id, Buffer.from('0')]) }));
     // An instant whose text is of another width (a year of 5 digits, or before year 0).
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, Date.UTC(10000, 0, 1) * 1000, id));
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, Date.UTC(-1, 0, 1) * 1000, id));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs: Date.UTC(10000, 0, 1) * 1000, recordId: id }));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs: Date.UTC(-1, 0, 1) * 1000, recordId: id }));
     // Metadata written for another meta (its total_count differs), or not where it was said to start.
-    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 58 }), retrievedAtUs, id));
-    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 5 }), retrievedAtUs, id));
-    declined(() => restampEnvelopeMetadata(buf, 4, end, m, retrievedAtUs, id));
-    declined(() => restampEnvelopeMetadata(buf, 6, end, m, retrievedAtUs, id));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 58 }), { retrievedAtUs, recordId: id }));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, meta({ totalCount: 5 }), { retrievedAtUs, recordId: id }));
+    declined(() => restampEnvelopeMetadata(buf, 4, end, m, { retrievedAtUs, recordId: id }));
+    declined(() => restampEnvelopeMetadata(buf, 6, end, m, { retrievedAtUs, recordId: id }));
     // An id two longer: where it would end, the old metadata has the quote that opens data_latest_date's key.
-    declined(() => restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs, Buffer.concat([id, Buffer.from('00')])));
+    declined(() => restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs, recordId: Buffer.concat([id, Buffer.from('00')]) }));
     // Any byte of the literals around the two fields, or of total_count's digits, not as written.
     const text = latin1(buf);
     for (const lit of [',"metadata":{"retrieved_at":', ',"total_count":', ',"total_count":57', ',"record_id":"']) {
@@ -248,14 +248,14 @@ describe('restampEnvelopeMetadata (a kept answer metadata, turned into another r
         const p = text.indexOf(lit) + k;
         const was = buf[p]!;
         buf[p] = 0x5f;
-        expect(restampEnvelopeMetadata(buf, 5, end, m, retrievedAtUs + 1000, id), `${lit}[${k}]`).toBe(false);
+        expect(restampEnvelopeMetadata(buf, 5, end, m, { retrievedAtUs: retrievedAtUs + 1000, recordId: id }), `${lit}[${k}]`).toBe(false);
         buf[p] = was;
       }
     }
     expect(latin1(buf)).toBe(before);
     // Cut short before the id's closing quote.
     const idEnd = latin1(buf).indexOf(latin1(id)) + id.length;
-    declined(() => restampEnvelopeMetadata(buf, 5, idEnd, m, retrievedAtUs, id));
-    expect(restampEnvelopeMetadata(buf, 5, idEnd + 1, m, retrievedAtUs, id)).toBe(true);
+    declined(() => restampEnvelopeMetadata(buf, 5, idEnd, m, { retrievedAtUs, recordId: id }));
+    expect(restampEnvelopeMetadata(buf, 5, idEnd + 1, m, { retrievedAtUs, recordId: id })).toBe(true);
   });
 });

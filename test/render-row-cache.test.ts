@@ -115,7 +115,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const src = Buffer.from('{"some":"row text of 31 bytes"}');
     const dv = (b: Buffer): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
     const owner = new RowOwner(3, 0x5, 0x1, ROW_FORMAT_JSON);
-    cache.keep(owner, 42, src, dv(src), 0, src.length);
+    cache.keep(owner, 42, dv(src), 0, src.length);
     const dst = Buffer.alloc(64);
     const others = [
       new RowOwner(4, 0x5, 0x1, ROW_FORMAT_JSON),
@@ -123,9 +123,9 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
       new RowOwner(3, 0x5, 0x0, ROW_FORMAT_JSON),
       new RowOwner(3, 0x5, 0x1, ROW_FORMAT_CSV),
     ];
-    for (const other of others) expect(cache.copy(other, 42, dst, dv(dst), 0)).toBe(-1);
-    expect(cache.copy(owner, 43, dst, dv(dst), 0)).toBe(-1);
-    expect(cache.copy(owner, 42, dst, dv(dst), 3)).toBe(3 + src.length);
+    for (const other of others) expect(cache.copy(other, 42, dv(dst), 0)).toBe(-1);
+    expect(cache.copy(owner, 43, dv(dst), 0)).toBe(-1);
+    expect(cache.copy(owner, 42, dv(dst), 3)).toBe(3 + src.length);
     expect(dst.subarray(3, 3 + src.length).toString()).toBe(src.toString());
     expect(cache.stats()).toMatchObject({ hits: 1, misses: 5, evictions: 0 });
   });
@@ -135,22 +135,22 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const owner = new RowOwner(1, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
     const dv = (b: Buffer): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
     const a = Buffer.from('{"a":1}');
-    cache.keep(owner, 1, a, dv(a), 0, a.length);
+    cache.keep(owner, 1, dv(a), 0, a.length);
     const seq = cache.tags[TAG_SEQ]!;
     expect(seq % 2).toBe(0);
     expect(seq).toBeGreaterThan(0);
     const dst = Buffer.alloc(16);
     Atomics.store(cache.tags, TAG_SEQ, seq + 1); // another thread claimed the slot
-    expect(cache.copy(owner, 1, dst, dv(dst), 0)).toBe(-1);
+    expect(cache.copy(owner, 1, dv(dst), 0)).toBe(-1);
     const b = Buffer.from('{"b":22}');
-    cache.keep(owner, 2, b, dv(b), 0, b.length); // loses the claim: keeps nothing
+    cache.keep(owner, 2, dv(b), 0, b.length); // loses the claim: keeps nothing
     expect(cache.tags[TAG_SEQ]).toBe(seq + 1);
     expect(cache.tags[TAG_ROW]).toBe(1);
     Atomics.store(cache.tags, TAG_SEQ, seq); // the other writer gave up
-    expect(cache.copy(owner, 1, dst, dv(dst), 0)).toBe(a.length);
-    cache.keep(owner, 2, b, dv(b), 0, b.length);
+    expect(cache.copy(owner, 1, dv(dst), 0)).toBe(a.length);
+    cache.keep(owner, 2, dv(b), 0, b.length);
     expect(cache.tags[TAG_SEQ]).toBe(seq + 2);
-    expect(cache.copy(owner, 2, dst, dv(dst), 0)).toBe(b.length);
+    expect(cache.copy(owner, 2, dv(dst), 0)).toBe(b.length);
     expect(dst.subarray(0, b.length).toString()).toBe('{"b":22}');
     expect(cache.stats().evictions).toBe(1);
   });
@@ -194,10 +194,10 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65, 255, ROW_SLOT_BYTES - 1, ROW_SLOT_BYTES];
     for (const len of lengths) {
       const row = len;
-      cache.keep(owner, row, text, new DataView(text.buffer), 0, len);
+      cache.keep(owner, row, new DataView(text.buffer), 0, len);
       for (let p = 0; p < 8; p++) {
         dst.fill(0xee);
-        expect(cache.copy(owner, row, dst, dv, p), `len ${len} at ${p}`).toBe(p + len);
+        expect(cache.copy(owner, row, dv, p), `len ${len} at ${p}`).toBe(p + len);
         expect(Buffer.from(dst.subarray(p, p + len)).equals(Buffer.from(text.subarray(0, len))), `len ${len} at ${p}`).toBe(true);
         // nothing before p or after the row is touched
         expect(dst.subarray(0, p).every((b) => b === 0xee)).toBe(true);
@@ -213,10 +213,10 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const cache = RowCache.allocate(ROW_SLOT_BYTES);
     expect(cache.slots).toBe(1);
     const owner = new RowOwner(5, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
-    const keep = (row: number, text: Uint8Array): void => cache.keep(owner, row, text, new DataView(text.buffer, text.byteOffset), 0, text.length);
+    const keep = (row: number, text: Uint8Array): void => cache.keep(owner, row, new DataView(text.buffer, text.byteOffset), 0, text.length);
     const copied = (row: number, len: number): string | null => {
       const dst = new Uint8Array(ROW_SLOT_BYTES);
-      const end = cache.copy(owner, row, dst, new DataView(dst.buffer), 0);
+      const end = cache.copy(owner, row, new DataView(dst.buffer), 0);
       return end < 0 ? null : Buffer.from(dst.subarray(0, end)).toString('latin1') + (end === len ? '' : '!length');
     };
     const clean = Buffer.from('{"date":"2025-01-01","value":1.5}', 'latin1');
@@ -274,27 +274,27 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const cache = RowCache.allocate(4 * ROW_SLOT_BYTES);
     const owner = new RowOwner(3, 0, 0, ROW_FORMAT_JSON | ROW_LAYOUT_ALL);
     const text = Buffer.from('{"row":9,"v":1.5}');
-    cache.keep(owner, 9, text, new DataView(text.buffer, text.byteOffset, text.length), 0, text.length);
+    cache.keep(owner, 9, new DataView(text.buffer, text.byteOffset, text.length), 0, text.length);
     const s = slotsOf(cache, 9)[0]! * TAG_WORDS;
     const dst = Buffer.alloc(2 * ROW_SLOT_BYTES);
     const dv = new DataView(dst.buffer, dst.byteOffset, dst.length);
     // Exactly the room it needs: a hit.
     const fit = Buffer.alloc(4 + text.length);
-    expect(cache.copy(owner, 9, fit, new DataView(fit.buffer, fit.byteOffset, fit.length), 4)).toBe(fit.length);
+    expect(cache.copy(owner, 9, new DataView(fit.buffer, fit.byteOffset, fit.length), 4)).toBe(fit.length);
     expect(fit.subarray(4).equals(text)).toBe(true);
     // One byte short: a miss, before anything is copied.
     const short = Buffer.alloc(3 + text.length, 0xee);
-    expect(cache.copy(owner, 9, short, new DataView(short.buffer, short.byteOffset, short.length), 4)).toBe(-1);
+    expect(cache.copy(owner, 9, new DataView(short.buffer, short.byteOffset, short.length), 4)).toBe(-1);
     expect(short.every((b) => b === 0xee)).toBe(true);
     // Lengths a racing writer could leave (the version re-read would catch them after the copy; they must not be copied at all).
     for (const len of [-1, -8, ROW_SLOT_BYTES + 1, ROW_SLOT_BYTES + 8]) {
       cache.tags[s + TAG_LEN] = len;
       dst.fill(0xee);
-      expect(cache.copy(owner, 9, dst, dv, 4), `length ${len}`).toBe(-1);
+      expect(cache.copy(owner, 9, dv, 4), `length ${len}`).toBe(-1);
       expect(dst.every((b) => b === 0xee)).toBe(true);
     }
     cache.tags[s + TAG_LEN] = text.length;
-    expect(cache.copy(owner, 9, dst, dv, 4)).toBe(4 + text.length);
+    expect(cache.copy(owner, 9, dv, 4)).toBe(4 + text.length);
     expect(cache.stats()).toMatchObject({ hits: 2, misses: 5 });
   });
 
@@ -304,7 +304,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const texts = ['', '{"row":1}', '{"row":2,"x":2}'];
     for (let row = 1; row <= 2; row++) {
       const t = Buffer.from(texts[row]!);
-      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+      cache.keep(owner, row, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
     }
     const [s0, s1] = [cache.slotOf(owner, 1), cache.slotOf(owner, 2)];
     expect(s1).toBe((s0 + 1) & cache.mask);
@@ -314,7 +314,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const dst = Buffer.alloc(64);
     const dv = new DataView(dst.buffer);
     for (const row of [2, 1, 2, 1]) {
-      const end = cache.copy(owner, row, dst, dv, 0);
+      const end = cache.copy(owner, row, dv, 0);
       expect(dst.toString('latin1', 0, end)).toBe(texts[row]);
     }
     expect(cache.tags[s0 * TAG_WORDS + TAG_REF]).toBe(1);
@@ -328,7 +328,7 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const S = cache.slots;
     const keep = (row: number): void => {
       const t = Buffer.from(`{"row":${row}}`);
-      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+      cache.keep(owner, row, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
     };
     const [a, b] = [cache.slotOf(owner, 5), cache.otherSlotOf(owner, 5)];
     expect(a).not.toBe(b);
@@ -355,11 +355,11 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
     const [x, y, z] = [5, 5 + S, 5 + 2 * S];
     const keep = (row: number): void => {
       const t = Buffer.from(`{"row":${row}}`);
-      cache.keep(owner, row, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+      cache.keep(owner, row, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
     };
     const dst = Buffer.alloc(64);
     const dv = new DataView(dst.buffer);
-    const held = (row: number): boolean => cache.copy(owner, row, dst, dv, 0) >= 0;
+    const held = (row: number): boolean => cache.copy(owner, row, dv, 0) >= 0;
     const [a, b] = [cache.slotOf(owner, x), cache.otherSlotOf(owner, x)];
     keep(x); // a
     keep(y); // b
@@ -415,12 +415,12 @@ describe('RowCache (rendered rows reused across requests and threads)', () => {
       const cache = RowCache.allocate(S * ROW_SLOT_BYTES);
       const keep = (owner: RowOwner, text: string): void => {
         const t = Buffer.from(text);
-        cache.keep(owner, 5, t, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
+        cache.keep(owner, 5, new DataView(t.buffer, t.byteOffset, t.length), 0, t.length);
       };
       const dst = Buffer.alloc(64);
       const dv = new DataView(dst.buffer);
       const copied = (owner: RowOwner): string | null => {
-        const end = cache.copy(owner, 5, dst, dv, 0);
+        const end = cache.copy(owner, 5, dv, 0);
         return end < 0 ? null : dst.toString('latin1', 0, end);
       };
       keep(base, '{"base":5}');

@@ -1,4 +1,3 @@
-import { Crc32Combiner } from '../format/crc32-combine.js';
 import { prefixSize, tailSize, wrapHead, type EncodedHead } from '../format/encoded-body.js';
 import type { CachedHead, ResponseCache } from './response-cache.js';
 
@@ -6,18 +5,17 @@ import type { CachedHead, ResponseCache } from './response-cache.js';
  * Puts an answer's body together: the per-request prefix, the middle (identity, encoded,
  * or kept by the response cache) and the per-request suffix, in one buffer reused by every
  * answer of its serving thread (format-writer.ts, encoded-body.ts). Bodies are views valid
- * until the next call. One per serving thread: it owns the buffer and the CRC combiner.
+ * until the next call. One per serving thread: it owns the buffer.
  */
 export class BodyAssembler {
   private buf = Buffer.allocUnsafe(64 * 1024);
-  private readonly combiner = new Crc32Combiner();
 
   /** prefix + an encoded middle + suffix. */
   encoded(head: EncodedHead, prefix: Uint8Array, suffix: Uint8Array): Uint8Array {
     const at = prefixSize(head.encoding, prefix.byteLength);
     const out = this.room(at + head.bytes.byteLength + tailSize(head.encoding, suffix.byteLength));
     out.set(head.bytes, at);
-    return out.subarray(0, wrapHead(head, head.bytes.byteLength, prefix, suffix, out, this.combiner));
+    return out.subarray(0, wrapHead(head, head.bytes.byteLength, prefix, suffix, out));
   }
 
   /**
@@ -42,7 +40,7 @@ export class BodyAssembler {
     const at = prefixSize(hit.encoding, p);
     const out = this.room(at + hit.bytes + tailSize(hit.encoding, suffix.byteLength));
     cache.copyHead(hit, out, at);
-    return out.subarray(0, wrapHead(hit, hit.bytes, prefix, suffix, out, this.combiner));
+    return out.subarray(0, wrapHead(hit, hit.bytes, prefix, suffix, out));
   }
 
   private room(n: number): Buffer {

@@ -1,4 +1,5 @@
 import type { EncodedHead, Encoding } from '../format/encoded-body.js';
+import type { HttpRequest } from '../http/types.js';
 import type { FormatWriter } from '../format/format-writer.js';
 import { ownedMeta, type PageMeta, type RequestStamp } from '../format/resolved-page.js';
 import { ownedBlock, type HeaderBlock } from '../http/header-block.js';
@@ -7,6 +8,9 @@ import { HEAD_PAGE_BYTES, HeadArena } from './head-arena.js';
 import type { RequestKey } from './request-key.js';
 import { ResponseAdmission } from './response-admission.js';
 import { SlotLru } from './slot-lru.js';
+
+/** What a request says before it is parsed, all of which names a recalled answer (ask-index.ts). */
+export type RequestText = Pick<HttpRequest, 'path' | 'rawQuery' | 'accept' | 'acceptEncoding'>;
 
 /**
  * A kept head, an answer's cacheable middle: its bytes live in the cache's HeadArena (a
@@ -116,8 +120,8 @@ export class ResponseCache {
    * is of `generation` and `dataset` (DatasetSlot.keyText): the caller has not parsed the request, so the generation it would pin
    * is checked here. Not counted: `counted` counts it once the answer is made.
    */
-  recall(path: string, query: string, accept: string, acceptEncoding: string, generation: number, dataset: string): CachedHead | undefined {
-    const e = this.asks.recall(path, query, accept, acceptEncoding);
+  recall(ask: RequestText, generation: number, dataset: string): CachedHead | undefined {
+    const e = this.asks.recall(ask.path, ask.rawQuery, ask.accept, ask.acceptEncoding);
     // The dataset's key text changes with its floor and filters (dataset-slot.ts): an answer under others is not this one.
     return e !== undefined && e.key.generation === generation && e.key.dataset === dataset ? e : undefined;
   }

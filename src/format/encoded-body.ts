@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import type { Crc32Combiner } from './crc32-combine.js';
+import { Crc32Combiner } from './crc32-combine.js';
 
 /** Content codings pitcache writes (contract 9). Node 20's zlib has no zstd. */
 export type Encoding = 'gzip' | 'br';
@@ -101,11 +101,6 @@ export function finishEncoded(head: EncodedHead, tail: Uint8Array, out: Uint8Arr
   return writeTail(head, tail, out, head.bytes.byteLength);
 }
 
-/** Writes only the encoded tail at `p` (the caller placed the head before it); returns the end. */
-function writeTail(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, tail: Uint8Array, out: Uint8Array, p: number): number {
-  return writeTailAfter(head.encoding, head.crc, head.length, tail, out, p);
-}
-
 /** zlib's gzip header: the 10 fixed bytes of RFC 1952 2.3 (Node sets no FNAME, FEXTRA, FCOMMENT or FHCRC). */
 export const GZIP_HEADER_BYTES = 10;
 
@@ -123,25 +118,24 @@ export function prefixSize(encoding: Encoding, n: number): number {
  * blocks, right before the deflate data, and the tail and trailer follow it (writeTail).
  * Returns the end. With an empty prefix this is writeTail at `size`, byte for byte.
  */
-export function wrapHead(
-  head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>,
-  size: number,
-  prefix: Uint8Array,
-  tail: Uint8Array,
-  out: Uint8Array,
-  combiner: Crc32Combiner,
-): number {
+export function wrapHead(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, size: number, prefix: Uint8Array, tail: Uint8Array, out: Uint8Array): number {
   const n = prefix.byteLength;
   if (n === 0) return writeTail(head, tail, out, size);
   const at = prefixSize(head.encoding, n);
   out.copyWithin(0, at, at + GZIP_HEADER_BYTES);
   writeStored(prefix, false, out, GZIP_HEADER_BYTES);
-  const crc = combiner.combine(zlib.crc32(prefix), head.crc, head.length);
-  return writeTailAfter('gzip', crc, n + head.length, tail, out, at + size);
+  combinerOfThread ??= new Crc32Combiner();
+  // What the decoder reads is prefix + head: its CRC-32 and length are the pair's (one object for a prefixed answer, none per row).
+  const whole = { encoding: head.encoding, crc: combinerOfThread.combine(zlib.crc32(prefix), head.crc, head.length), length: n + head.length };
+  return writeTail(whole, tail, out, at + size);
 }
 
-/** The tail after a head of `length` decoded bytes whose CRC-32 is `crc`. */
-function writeTailAfter(encoding: Encoding, crc: number, length: number, tail: Uint8Array, out: Uint8Array, p: number): number {
+/** The thread's CRC combiner (a module is per thread), made when a first prefix needs it. */
+let combinerOfThread: Crc32Combiner | null = null;
+
+/** The tail after a head of `head.length` decoded bytes whose CRC-32 is `head.crc`. */
+function writeTail(head: Pick<EncodedHead, 'encoding' | 'crc' | 'length'>, tail: Uint8Array, out: Uint8Array, p: number): number {
+  const { encoding, crc, length } = head;
   const n = tail.byteLength;
   if (encoding === 'gzip') {
     p = writeStored(tail, true, out, p);

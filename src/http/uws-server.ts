@@ -153,30 +153,6 @@ function newFlight(): Flight {
   return { aborted: false, armed: false, held: false };
 }
 
-/** Writes `r`; returns false when a large body is still being sent (backpressure), true when the response is finished. */
-function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight | null, owned: boolean, inFlight: InFlight): boolean {
-  res.writeStatus(statusLine(r.status));
-  for (const [name, value] of r.headers) res.writeHeader(name, value);
-  // One native call for the whole block: writeHeader writes `name: value\r\n` as given (header-block.ts).
-  const block = r.headerBlock;
-  if (block !== undefined && block !== null) res.writeHeader(block.first, block.rest);
-  res.writeHeader('content-type', r.contentType);
-  res.writeHeader('x-request-id', r.requestId);
-  if (head) {
-    // endWithoutBody(length) in this uWS version writes the header but never finishes the
-    // response (uNetworking/uWebSockets#1855), which stalls the connection; so the length
-    // is written by hand and endWithoutBody() called without one.
-    res.writeHeader('content-length', String(r.body.byteLength));
-    res.endWithoutBody();
-    return true;
-  }
-  if (r.body.byteLength <= ONE_SHOT_BYTES) {
-    res.end(r.body, inFlight.closing);
-    return true;
-  }
-  return endWithBackpressure(res, r.body, flight ?? newFlight(), owned, inFlight);
-}
-
 /**
  * A large body goes out as fast as the client reads it: tryEnd sends what the socket takes,
  * onWritable sends the rest when it drains. One giant end() would instead copy the whole
@@ -230,10 +206,34 @@ function makeRoute(handler: Handler, opts: ListenOptions, inFlight: InFlight) {
     return response;
   }
 
+  /** Writes `r`; returns false when a large body is still being sent (backpressure), true when the response is finished. */
+  function writeResponse(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight | null, owned: boolean): boolean {
+    res.writeStatus(statusLine(r.status));
+    for (const [name, value] of r.headers) res.writeHeader(name, value);
+    // One native call for the whole block: writeHeader writes `name: value\r\n` as given (header-block.ts).
+    const block = r.headerBlock;
+    if (block !== undefined && block !== null) res.writeHeader(block.first, block.rest);
+    res.writeHeader('content-type', r.contentType);
+    res.writeHeader('x-request-id', r.requestId);
+    if (head) {
+      // endWithoutBody(length) in this uWS version writes the header but never finishes the
+      // response (uNetworking/uWebSockets#1855), which stalls the connection; so the length
+      // is written by hand and endWithoutBody() called without one.
+      res.writeHeader('content-length', String(r.body.byteLength));
+      res.endWithoutBody();
+      return true;
+    }
+    if (r.body.byteLength <= ONE_SHOT_BYTES) {
+      res.end(r.body, inFlight.closing);
+      return true;
+    }
+    return endWithBackpressure(res, r.body, flight ?? newFlight(), owned, inFlight);
+  }
+
   /** Writes `r`; if the response itself is malformed, drops the connection instead. */
   function respond(res: UwsResponse, r: HttpResponse, head: boolean, flight: Flight | null, owned: boolean): void {
     try {
-      if (writeResponse(res, r, head, flight, owned, inFlight) && flight !== null) inFlight.release(flight);
+      if (writeResponse(res, r, head, flight, owned) && flight !== null) inFlight.release(flight);
     } catch (err) {
       // Part of a status line or header may already be out, so no clean 500 is possible.
       report(err, r.requestId);

@@ -56,7 +56,7 @@ export class CachedAnswers implements AnswerStage, KeepSink {
     const { req } = ctx;
     const gen = ctx.slot.current;
     if (req.ifNoneMatch !== '' || gen === null) return null;
-    const hit = this.cache.recall(req.path, req.rawQuery, req.accept, req.acceptEncoding, gen.number, ctx.slot.keyText);
+    const hit = this.cache.recall(req, gen.number, ctx.slot.keyText);
     if (hit === undefined) return null;
     const format = hit.key.format as Format;
     const writer = this.env.writers[format];

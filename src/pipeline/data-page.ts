@@ -227,7 +227,8 @@ export function resolveDataPage(resolver: PageResolver, into: PageScratch, locat
   v[1] = asOfValue(into, query.asOfUs);
   v[2] = slot.product.floor;
   v[3] = query.asOfUs !== null && query.asOfUs < slot.floorUs;
-  return fill(into, located, page, columns, query.asOfUs, v[3], ROWS_EXTENSIONS, v);
+  into.envelope(query.asOfUs, v[3], ROWS_EXTENSIONS, v);
+  return fill(into, located, page, columns);
 }
 
 /**
@@ -247,7 +248,8 @@ export function resolveWalkForwardPage(
   v[1] = query.decisions;
   v[2] = slot.product.floor;
   const columns = into.withPrefixAndSuffix(page.decisionDate, stored, page.floorApplied);
-  return fill(into, located, page, columns, dayEndUs(query.decisionTo), query.floorApplied, WALK_FORWARD_EXTENSIONS, v);
+  into.envelope(dayEndUs(query.decisionTo), query.floorApplied, WALK_FORWARD_EXTENSIONS, v);
+  return fill(into, located, page, columns);
 }
 
 /** `GET /{product}/{dataset}/vintages` (contract 11): the stored columns, then `visible_from` and `visible_to`. */
@@ -265,7 +267,8 @@ export function resolveVintagesPage(
   v[2] = query.firstOnly ? 'first' : 'all';
   v[3] = slot.product.floor;
   const floorApplied = query.asOfUs !== null && query.asOfUs < slot.floorUs;
-  return fill(into, located, page, into.withSuffix(stored, page.visibleFrom, page.visibleTo), query.asOfUs, floorApplied, VINTAGES_EXTENSIONS, v);
+  into.envelope(query.asOfUs, floorApplied, VINTAGES_EXTENSIONS, v);
+  return fill(into, located, page, into.withSuffix(stored, page.visibleFrom, page.visibleTo));
 }
 
 /** The request's as_of as an extension value: the scratch's instant, refilled, or null. */
@@ -275,25 +278,19 @@ function asOfValue(into: PageScratch, asOfUs: number | null): ExtensionValue {
   return into.asOf;
 }
 
-/** The page's view and envelope (contract 4: data_latest_date and data_age_hours under `asOfUs`, none = everything) into the scratch. */
-function fill(
-  into: PageScratch,
-  located: LocatedQuery<PinnableQuery>,
-  page: Page,
-  columns: readonly OutputColumn[],
-  asOfUs: number | null,
-  floorApplied: boolean,
-  extensionKeys: readonly string[],
-  extensionValues: readonly ExtensionValue[],
-): ResolvedPage {
+/**
+ * The page's view and the rest of its envelope into the scratch, whose endpoint part is set
+ * (PageScratch.envelope): contract 4's data_latest_date and data_age_hours under its as_of.
+ */
+function fill(into: PageScratch, located: LocatedQuery<PinnableQuery>, page: Page, columns: readonly OutputColumn[]): ResolvedPage {
   const { slot, query, gen } = located;
-  const t = asOfUs ?? Infinity;
+  const meta = into.meta;
+  const t = meta.asOfUs ?? Infinity;
   const view = into.view;
   view.columns = columns;
   view.rows = page.rows;
   view.count = page.count;
   view.seriesKey = gen.table.seriesKey;
-  const meta = into.meta;
   meta.productId = slot.product.id;
   meta.count = page.count;
   meta.totalCount = page.total;
@@ -301,9 +298,5 @@ function fill(
   meta.generation = gen.number;
   meta.dataLatestDate = gen.table.latestDateByThr.query(t);
   meta.maxObservedUs = gen.table.maxObservedByThr.query(t);
-  meta.asOfUs = asOfUs;
-  meta.floorApplied = floorApplied;
-  meta.extensionKeys = extensionKeys;
-  meta.extensionValues = extensionValues;
   return into;
 }

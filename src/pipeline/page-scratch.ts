@@ -40,6 +40,19 @@ export class PageScratch implements ResolvedPage {
   /** of vintages: generation, as_of, release, vintage_floor */
   readonly vintagesValues: ExtensionValue[] = [0, null, 'all', null];
 
+  /**
+   * The endpoint's part of the envelope, set before the page is filled (data-page.ts): the
+   * instant data_latest_date and data_age_hours are measured under (`asOfUs`, none =
+   * everything), whether the floor applied, and the metadata fields after the spec's.
+   */
+  envelope(asOfUs: number | null, floorApplied: boolean, extensionKeys: readonly string[], extensionValues: readonly ExtensionValue[]): void {
+    const meta = this.meta;
+    meta.asOfUs = asOfUs;
+    meta.floorApplied = floorApplied;
+    meta.extensionKeys = extensionKeys;
+    meta.extensionValues = extensionValues;
+  }
+
   private suffixed: readonly OutputColumn[] = [];
   private suffixedA: Column | null = null;
   private suffixedB: Column | null = null;

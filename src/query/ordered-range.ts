@@ -9,6 +9,13 @@ import type { Table } from '../store/table.js';
  * they are a large share of the dataset (page-resolver.ts decides).
  */
 export interface OrderedRange {
+  /** in: the dates asked for, [from, to] */
+  from: number;
+  to: number;
+  /** in: the instant the page is read under (Infinity: every version) */
+  t: number;
+  /** in: keys a page holds at most */
+  limit: number;
   /** positions of the order in range: [first, end) */
   first: number;
   end: number;
@@ -17,19 +24,12 @@ export interface OrderedRange {
 }
 
 /**
- * The part of the order a query covers: dates [from, to], and no date past the greatest
- * one with a version visible under T (no key after it has one). `after`: the page starts
- * past that (date, series).
+ * The part of the order a query covers, into `out` (its from, to and t set): dates
+ * [from, to], and no date past the greatest one with a version visible under T (no key
+ * after it has one). `after`: the page starts past that (date, series).
  */
-export function orderedRange(
-  table: Table,
-  o: DateOrder,
-  from: number,
-  to: number,
-  t: number,
-  after: { lastDate: number; lastSeries: number } | null,
-  out: OrderedRange,
-): OrderedRange {
+export function orderedRange(table: Table, o: DateOrder, after: { lastDate: number; lastSeries: number } | null, out: OrderedRange): OrderedRange {
+  const { from, to, t } = out;
   let last = to;
   if (t !== Infinity) {
     const visible = table.latestDateByThr.query(t);
@@ -42,17 +42,9 @@ export function orderedRange(
   return out;
 }
 
-/** Up to `limit` visible keys of the order from `start` to `end`, each as the row PIT-4 picks under T, into rows; returns the count. */
-export function readOrdered(
-  table: Table,
-  o: DateOrder,
-  start: number,
-  end: number,
-  t: number,
-  mask: Uint8Array | null,
-  rows: Int32Array,
-  limit: number,
-): number {
+/** Up to `range.limit` visible keys of the order from `range.start` to `range.end`, each as the row PIT-4 picks under T, into rows; returns the count. */
+export function readOrdered(table: Table, o: DateOrder, range: OrderedRange, mask: Uint8Array | null, rows: Int32Array): number {
+  const { start, end, t, limit } = range;
   const { keys, blockMax } = o;
   const { keyThr, keySeries, keyRowStart, rowThr } = table;
   let count = 0;
@@ -76,6 +68,6 @@ export function readOrdered(
 }
 
 /** Visible keys in the range (every series): the answer's total, counted a block at a time. */
-export function countOrdered(table: Table, o: DateOrder, range: OrderedRange, t: number): number {
-  return countVisible(o, table.keyThr, range.first, range.end, t);
+export function countOrdered(table: Table, o: DateOrder, range: OrderedRange): number {
+  return countVisible(o, table.keyThr, range.first, range.end, range.t);
 }

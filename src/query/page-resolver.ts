@@ -71,7 +71,7 @@ export class PageResolver {
   /** latest: the series found, then in output order; and the per-date counts that order them */
   private ordered = new Int32Array(256);
   private dayCount = new Int32Array(256);
-  private readonly range: OrderedRange = { first: 0, end: 0, start: 0 };
+  private readonly range: OrderedRange = { from: 0, to: 0, t: 0, limit: 0, first: 0, end: 0, start: 0 };
   private readonly merge = new KeyMerge();
   /** the page every resolve returns, refilled (like `rows`, valid until the next call: no object per request) */
   private readonly page: Mutable<Page> = { rows: this.rows, count: 0, total: 0, next: null };
@@ -81,7 +81,7 @@ export class PageResolver {
     const t = q.asOfUs ?? Infinity;
     this.ensure(q.limit, table.seriesCount);
     // Every series, every row: a run of the date order (the filtered case decides in rangePage).
-    if (!q.latest && q.filters.length === 0) return this.orderedPage(gen, q, t, null, 0, resume);
+    if (!q.latest && q.filters.length === 0) return this.orderedPage(gen, q, t, 0, resume);
     const m = selectSeries(table, gen.seriesIndex, q.filters, this.series);
     return q.latest ? this.latestPage(table, q, t, m, resume) : this.rangePage(gen, q, t, m, resume);
   }
@@ -181,7 +181,7 @@ export class PageResolver {
     if (m > SWEEP_MAX_SERIES && m * ORDER_MAX_SKIP >= table.seriesCount) {
       const mask = this.mask;
       for (let i = 0; i < m; i++) mask[this.series[i]!] = 1;
-      const page = this.orderedPage(gen, q, t, mask, m, resume);
+      const page = this.orderedPage(gen, q, t, m, resume);
       for (let i = 0; i < m; i++) mask[this.series[i]!] = 0;
       return page;
     }
@@ -211,19 +211,22 @@ export class PageResolver {
   }
 
   /**
-   * A range page read from the date order (ordered-range.ts): every series (mask null), or
-   * the m series marked in mask. Its total is counted a block at a time over every series,
+   * A range page read from the date order (ordered-range.ts): every series (m = 0), or the
+   * m series of `series` marked in `mask`. Its total is counted a block at a time over every series,
    * or per selected series.
    */
-  private orderedPage(gen: Resolvable, q: Query, t: number, mask: Uint8Array | null, m: number, resume: Resume): Page {
+  private orderedPage(gen: Resolvable, q: Query, t: number, m: number, resume: Resume): Page {
     const table = gen.table;
     const order = gen.dateOrder.get();
-    const from = q.dateFrom ?? -2147483648;
-    const to = q.dateTo ?? 2147483646;
-    const range = orderedRange(table, order, from, to, t, resume, this.range);
-    const count = readOrdered(table, order, range.start, range.end, t, mask, this.rows, q.limit);
+    const range = this.range;
+    range.from = q.dateFrom ?? -2147483648;
+    range.to = q.dateTo ?? 2147483646;
+    range.t = t;
+    range.limit = q.limit;
+    orderedRange(table, order, resume, range);
+    const count = readOrdered(table, order, range, m === 0 ? null : this.mask, this.rows);
     let total = resume?.total ?? (count < q.limit ? count : -1);
-    if (total < 0) total = mask === null ? countOrdered(table, order, range, t) : this.countSeries(table, m, from, to, t);
+    if (total < 0) total = m === 0 ? countOrdered(table, order, range) : this.countSeries(table, m, range.from, range.to, t);
     return this.finish(table, count, total, resume?.offset ?? 0);
   }
 

@@ -47,7 +47,7 @@ function run(job: TearingJob): TearingResult {
     let spin = 0;
     for (let n = 0; Atomics.load(control, 1) === 0; n++) {
       const i = n & 1;
-      cache.keep(TEARING_OWNER, i + 1, texts[i]!, views[i]!, 0, TEARING_ROW_BYTES);
+      cache.keep(TEARING_OWNER, i + 1, views[i]!, 0, TEARING_ROW_BYTES);
       keeps++;
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       for (let k = x >>> 22; k > 0; k--) spin += k;
@@ -63,7 +63,7 @@ function run(job: TearingJob): TearingResult {
   for (let n = 0; n < job.copies && torn === null; n++) {
     if ((n & 1023) === 0 && Date.now() > until) break;
     dst.fill(0);
-    if (cache.copy(TEARING_OWNER, 1, dst, dv, 3) < 0) continue;
+    if (cache.copy(TEARING_OWNER, 1, dv, 3) < 0) continue;
     const got = dst.subarray(3, 3 + TEARING_ROW_BYTES);
     if (!got.equals(texts[0]!)) torn = `copy ${n}: ${got.toString('latin1', 0, 64)}...`;
   }

@@ -95,6 +95,10 @@ export class PageCache {
   private seq = 0;
   /** where the run runBytes last measured starts in the found page's text */
   private runFrom = 0;
+  /** the run runBytes measured last: its first row in the found page, its rows and its bytes (copyRun copies it) */
+  private runFirst = 0;
+  private runRows = 0;
+  private runLength = 0;
   private hits = 0;
   private misses = 0;
   private rowsCopied = 0;
@@ -195,7 +199,7 @@ export class PageCache {
 
   /**
    * Bytes of the found page's rows j..j+n-1 with the separators between them, or -1 when
-   * the slot's ends do not describe such a run (a torn read). Notes where the run starts for copyRun.
+   * the slot's ends do not describe such a run (a torn read). Notes the run for copyRun.
    */
   runBytes(j: number, n: number): number {
     const base = this.slot * PAGE_MAX_ROWS;
@@ -203,17 +207,23 @@ export class PageCache {
     const to = this.ends[base + j + n - 1]!;
     if (from < 0 || to < from || to > PAGE_TEXT_BYTES) return -1;
     this.runFrom = from;
+    this.runFirst = j;
+    this.runRows = n;
+    this.runLength = to - from;
     return to - from;
   }
 
   /**
-   * Copies the run runBytes(j, n) measured (len bytes; dst has room for len + 8 at p) to dst
+   * Copies the run runBytes measured last (its length; dst has room for it + 8 at p) to dst
    * at p, records the rows' ends in `written` from index i (relative to `start`, where the
    * page's text starts in dst), and returns the end.
    */
-  copyRun(j: number, n: number, len: number, dst: Buffer, p: number, i: number, start: number): number {
+  copyRun(dst: Buffer, p: number, i: number, start: number): number {
     const slot = this.slot;
     const from = this.runFrom;
+    const j = this.runFirst;
+    const n = this.runRows;
+    const len = this.runLength;
     const src = slot * PAGE_STRIDE + (this.tags[slot * PAGE_TAG_WORDS + PAGE_AT]! & 7) + from;
     // The offset at or past p that agrees with src modulo 8 (dst's memory starts 8-aligned).
     const q = p + ((src - dst.byteOffset - p) & 7);
@@ -237,12 +247,12 @@ export class PageCache {
   }
 
   /**
-   * Keeps the page just written (rows[0..count), ascending; its text src[start..end), each
-   * row's end in `written`) under its first row's block, when that block was asked for
-   * before (the doorkeeper) and no other thread is writing the slot.
+   * Keeps the page just written (rows[0..count), ascending; its text `text`, each row's end
+   * in `written`) under its first row's block, when that block was asked for before (the
+   * doorkeeper) and no other thread is writing the slot.
    */
-  keep(owner: RowOwner, rows: Int32Array, count: number, src: Buffer, start: number, end: number): void {
-    const len = end - start;
+  keep(owner: RowOwner, rows: Int32Array, count: number, text: Uint8Array): void {
+    const len = text.byteLength;
     if (len > PAGE_TEXT_BYTES || count > PAGE_MAX_ROWS) return;
     const key = pageKey(rows);
     if (!this.doorkeeper.admit(owner.spread ^ 0x5a5a5a5a, key)) {
@@ -256,8 +266,8 @@ export class PageCache {
     if ((seq & 1) !== 0 || Atomics.compareExchange(t, s + PAGE_SEQ, seq, seq + 1) !== seq) return;
     Atomics.load(t, s + PAGE_SEQ);
     if (seq !== 0 && !this.holds(s, owner, key)) this.evictions++;
-    const at = (src.byteOffset + start) & 7;
-    this.bytes.set(src.subarray(start, end), slot * PAGE_STRIDE + at);
+    const at = text.byteOffset & 7;
+    this.bytes.set(text, slot * PAGE_STRIDE + at);
     this.rows.set(rows.subarray(0, count), slot * PAGE_MAX_ROWS);
     this.ends.set(this.written.subarray(0, count), slot * PAGE_MAX_ROWS);
     t[s + PAGE_KEY] = key;

@@ -134,16 +134,16 @@ export class RowCache {
   }
 
   /**
-   * Copies the text `owner` wrote for `row` to dst at p (dv views dst; room for the row is
-   * reserved there) and returns its end, or -1 when the arena does not hold it (dst past p
-   * may then hold garbage, which the caller's render overwrites).
+   * Copies the text `owner` wrote for `row` to the output `dst` views, at p (room for the
+   * row is reserved there), and returns its end, or -1 when the arena does not hold it (the
+   * output past p may then hold garbage, which the caller's render overwrites).
    */
-  copy(owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
+  copy(owner: RowOwner, row: number, dst: DataView, p: number): number {
     const first = (row + owner.spread) & this.mask;
-    let end = this.copyFrom(first, owner, row, dst, dv, p);
+    let end = this.copyFrom(first, owner, row, dst, p);
     if (end < 0) {
       const second = (row + owner.spread2) & this.mask;
-      if (second !== first) end = this.copyFrom(second, owner, row, dst, dv, p);
+      if (second !== first) end = this.copyFrom(second, owner, row, dst, p);
     }
     if (end < 0) this.misses++;
     else this.hits++;
@@ -151,7 +151,7 @@ export class RowCache {
   }
 
   /** copy from one slot: the seqlock read. */
-  private copyFrom(slot: number, owner: RowOwner, row: number, dst: Uint8Array, dv: DataView, p: number): number {
+  private copyFrom(slot: number, owner: RowOwner, row: number, dv: DataView, p: number): number {
     const t = this.tags;
     const s = slot * TAG_WORDS;
     const seq = Atomics.load(t, s + TAG_SEQ);
@@ -167,7 +167,7 @@ export class RowCache {
       return -1;
     const len = t[s + TAG_LEN]!;
     // A torn length (a writer came in) must not write past dst: such a copy is a miss anyway.
-    if (len < 0 || len > ROW_SLOT_BYTES || p + len > dst.length) return -1;
+    if (len < 0 || len > ROW_SLOT_BYTES || p + len > dv.byteLength) return -1;
     const words = this.words;
     let w = slot * (ROW_SLOT_BYTES >> 3);
     let k = 0;
@@ -182,7 +182,7 @@ export class RowCache {
     for (; k + 8 <= len; k += 8) dv.setFloat64(p + k, words[w++]!, LITTLE_ENDIAN);
     const bytes = this.bytes;
     const at = slot * ROW_SLOT_BYTES;
-    for (; k < len; k++) dst[p + k] = bytes[at + k]!;
+    for (; k < len; k++) dv.setUint8(p + k, bytes[at + k]!);
     if (FENCE_BEFORE_RECHECK) Atomics.store(this.fence, 0, seq);
     if (Atomics.load(t, s + TAG_SEQ) !== seq) return -1;
     // A hint only (a racing writer may clear or keep it): written when it changes, so hot
@@ -192,10 +192,10 @@ export class RowCache {
   }
 
   /**
-   * Keeps src[start..end) (dv views src) as the text `owner` wrote for `row`; a row longer
-   * than a slot is not kept, nor one whose slot another thread is writing.
+   * Keeps the bytes [start, end) of the output `dv` views as the text `owner` wrote for
+   * `row`; a row longer than a slot is not kept, nor one whose slot another thread is writing.
    */
-  keep(owner: RowOwner, row: number, src: Uint8Array, dv: DataView, start: number, end: number): void {
+  keep(owner: RowOwner, row: number, dv: DataView, start: number, end: number): void {
     const len = end - start;
     if (len > ROW_SLOT_BYTES) return;
     if (this.doorkeeper !== null && !this.doorkeeper.admit(owner.spread, row)) {
@@ -231,7 +231,7 @@ export class RowCache {
     }
     const bytes = this.bytes;
     const at = slot * ROW_SLOT_BYTES;
-    for (; k < len; k++) bytes[at + k] = src[start + k]!;
+    for (; k < len; k++) bytes[at + k] = dv.getUint8(start + k);
     t[s + TAG_ROW] = row;
     t[s + TAG_GEN] = owner.gen;
     t[s + TAG_LO] = owner.layoutLo;

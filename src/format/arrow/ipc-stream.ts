@@ -96,7 +96,7 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
       case 'int': {
         const length = n * c.values.BYTES_PER_ELEMENT;
         const p = reserve(length);
-        gatherWidth(out.buf.buffer, out.buf.byteOffset + p, c.values, oc, rows, n);
+        gatherWidth(out.buf.buffer, out.buf.byteOffset + p, c.values, oc, page);
         done(p, length);
         break;
       }
@@ -120,8 +120,7 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
           c.values,
           c.unit === 's' ? 1_000_000 : c.unit === 'ms' ? 1000 : 1,
           oc,
-          rows,
-          n,
+          page,
         );
         done(p, n * 8);
         break;
@@ -141,14 +140,7 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
         const p = reserve(pad8(offsetsLength) + room + 8);
         const base = out.buf.byteOffset + p;
         const q = p + pad8(offsetsLength);
-        const total = writeStrings(
-          new Int32Array(out.buf.buffer, base, n + 1),
-          new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room + 8),
-          c,
-          oc,
-          rows,
-          n,
-        );
+        const total = writeStrings(new Int32Array(out.buf.buffer, base, n + 1), new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room + 8), c, oc, page);
         done(p, offsetsLength);
         // The bytes' padding after `total` was zeroed by the reservation.
         done(q, total);
@@ -166,7 +158,8 @@ type Numbers = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array
  * per width instead of one loop over eight array types (which V8 compiles megamorphic, at
  * several times the cost per value). Bits are copied unchanged, NaN payloads included.
  */
-function gatherWidth(out: ArrayBufferLike, at: number, values: Numbers, oc: OutputColumn, rows: Int32Array, n: number): void {
+function gatherWidth(out: ArrayBufferLike, at: number, values: Numbers, oc: OutputColumn, page: PageView): void {
+  const { rows, count: n } = page;
   const { buffer, byteOffset, length } = values;
   switch (values.BYTES_PER_ELEMENT) {
     case 8:
@@ -213,7 +206,8 @@ function gatherPairs(dst: Int32Array, src: Int32Array, oc: OutputColumn, rows: I
 }
 
 /** µs (Float64) -> int64 at the column's unit, little-endian words. */
-function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: OutputColumn, rows: Int32Array, n: number): void {
+function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: OutputColumn, page: PageView): void {
+  const { rows, count: n } = page;
   const byRow = oc.at === 'row';
   // µs are whole numbers already: no division or rounding per value (NaN, a null's filler, becomes 0).
   if (div === 1) {
@@ -295,7 +289,8 @@ function shortValues(dict: StringDictionary): ShortValues | null {
 }
 
 /** Utf8 offsets and bytes, each value copied from its dictionary's UTF-8 (store/column.ts); returns the bytes written. */
-function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, oc: OutputColumn, rows: Int32Array, n: number): number {
+function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, oc: OutputColumn, page: PageView): number {
+  const { rows, count: n } = page;
   const byRow = oc.at === 'row';
   const { codes, validity } = c;
   const src = c.dict.utf8;

@@ -103,7 +103,7 @@ export class CsvLayout {
         p = writers[c]!(b, p, i);
         b[p++] = 0x2c;
       }
-      const copied = cache.copy(owner, row, b, dv, p);
+      const copied = cache.copy(owner, row, dv, p);
       if (copied >= 0) p = copied;
       else {
         const start = p;
@@ -111,7 +111,7 @@ export class CsvLayout {
           if (c > firstStored) b[p++] = 0x2c;
           p = writers[c]!(b, p, row);
         }
-        cache.keep(owner, row, b, dv, start, p);
+        cache.keep(owner, row, dv, start, p);
       }
       for (let c = endStored; c < n; c++) {
         b[p++] = 0x2c;

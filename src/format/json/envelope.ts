@@ -2,7 +2,7 @@ import type { RecordId } from '../../http/record-id.js';
 import type { ByteWriter } from '../bytes/byte-writer.js';
 import { putDateQuoted, putIsoMicrosQuoted, putIsoMillisQuoted, MAX_DATE_BYTES, MAX_TIMESTAMP_BYTES } from '../bytes/format-time.js';
 import { MAX_NUMBER_BYTES, putInt } from '../bytes/format-number.js';
-import type { ExtensionValue } from '../resolved-page.js';
+import type { ExtensionValue, RequestStamp } from '../resolved-page.js';
 import { writeJsonString } from './json-string.js';
 
 /** What `metadata` says besides this request's own fields (a PageMeta is one). */
@@ -86,7 +86,8 @@ function has(buf: Uint8Array, p: number, lit: Uint8Array): boolean {
  * to be where writeEnvelopeMetadata puts them: false, with nothing written, when anything
  * differs (the caller then writes the metadata anew).
  */
-export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number, meta: MetadataFields, retrievedAtUs: number, recordId: RecordId): boolean {
+export function restampEnvelopeMetadata(buf: Uint8Array, at: number, end: number, meta: MetadataFields, stamp: RequestStamp): boolean {
+  const { retrievedAtUs, recordId } = stamp;
   if (typeof recordId === 'string') return false;
   // The literals on either side of retrieved_at pin its width; those around record_id and the
   // digits between them pin where the id starts, and its closing quote where it ends.

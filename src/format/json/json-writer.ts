@@ -43,7 +43,7 @@ export class JsonFormatWriter implements FormatWriter<null> {
 
   /** retrieved_at and record_id rewritten in place (restampEnvelopeMetadata). */
   restampSuffix(buf: Uint8Array, at: number, end: number, meta: PageMeta, stamp: RequestStamp): boolean {
-    return restampEnvelopeMetadata(buf, at, end, meta, stamp.retrievedAtUs, stamp.recordId);
+    return restampEnvelopeMetadata(buf, at, end, meta, stamp);
   }
 
   /** The `data` array alone, `[{...},...]` (the file channel joins pages of it). */

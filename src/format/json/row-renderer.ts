@@ -112,35 +112,35 @@ export class RowRenderer {
   writeRowsCached(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
     const owner = this.owner;
     if (owner === null) this.writeRows(out, rows, count);
-    else if (cache.pages !== null && count > 1 && count <= PAGE_MAX_ROWS) this.writeRowsPaged(out, rows, count, cache, cache.pages, owner);
-    else this.writeRowsEach(out, rows, count, cache, owner);
+    else if (cache.pages !== null && count > 1 && count <= PAGE_MAX_ROWS) this.writeRowsPaged(out, rows, count, cache, cache.pages);
+    else this.writeRowsEach(out, rows, count, cache);
   }
 
-  /** writeRowsCached one row at a time, each from the row arena or rendered and kept there. */
-  private writeRowsEach(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, owner: RowOwner): void {
-    const maxRowBytes = this.maxRowBytes;
+  /**
+   * writeRowsCached one row at a time, each from the row arena or rendered and kept there
+   * (the renderer has an owner). Room for the next row and its comma is made after each row.
+   */
+  private writeRowsEach(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache): void {
+    const room = this.maxRowBytes + 1;
     let p = out.pos;
-    let b = this.room(out, p, maxRowBytes);
-    let dv = this.dv;
+    let b = this.room(out, p, room + 1);
     b[p++] = 0x5b;
     for (let i = 0; i < count; i++) {
-      if (p + maxRowBytes > b.length) {
-        b = this.room(out, p, maxRowBytes);
-        dv = this.dv;
-      }
       if (i > 0) b[p++] = 0x2c;
-      p = this.fromArena(b, dv, p, rows[i]!, cache, owner);
+      p = this.fromArena(b, this.dv, p, rows[i]!, cache);
+      if (p + room > b.length) b = this.room(out, p, room);
     }
     out.pos = p;
     out.byte(0x5d);
   }
 
-  /** One row at p (room reserved; dv views b) from the row arena, or written and kept there; returns the end. */
-  private fromArena(b: Buffer, dv: DataView, p: number, row: number, cache: RowCache, owner: RowOwner): number {
-    const copied = cache.copy(owner, row, b, dv, p);
+  /** One row at p (room reserved; dv views b) from the row arena, or written and kept there, under this renderer's owner; returns the end. */
+  private fromArena(b: Buffer, dv: DataView, p: number, row: number, cache: RowCache): number {
+    const owner = this.owner!;
+    const copied = cache.copy(owner, row, dv, p);
     if (copied >= 0) return copied;
     const end = this.writeRow(b, dv, p, row);
-    cache.keep(owner, row, b, dv, p, end);
+    cache.keep(owner, row, dv, p, end);
     return end;
   }
 
@@ -151,7 +151,8 @@ export class RowRenderer {
    * The page is kept when it took less than 7/8 of its rows from a found one (a loop's
    * steps then refresh it every few steps, not on each).
    */
-  private writeRowsPaged(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, pages: PageCache, owner: RowOwner): void {
+  private writeRowsPaged(out: ByteWriter, rows: Int32Array, count: number, cache: RowCache, pages: PageCache): void {
+    const owner = this.owner!;
     const start = out.pos;
     const matched = pages.find(owner, rows, count);
     const match = pages.match;
@@ -184,7 +185,7 @@ export class RowRenderer {
           dv = this.dv;
         }
         if (i > 0) b[p++] = 0x2c;
-        p = pages.copyRun(j, n, len, b, p, i, text);
+        p = pages.copyRun(b, p, i, text);
         i += n;
         continue;
       }
@@ -193,17 +194,17 @@ export class RowRenderer {
         dv = this.dv;
       }
       if (i > 0) b[p++] = 0x2c;
-      p = this.fromArena(b, dv, p, rows[i]!, cache, owner);
+      p = this.fromArena(b, dv, p, rows[i]!, cache);
       written[i++] = p - text;
     }
     if (torn || (matched > 0 && !pages.stillValid())) {
       out.pos = start;
-      this.writeRowsEach(out, rows, count, cache, owner);
+      this.writeRowsEach(out, rows, count, cache);
       return;
     }
     out.pos = p;
     out.byte(0x5d);
-    if (matched < count - (count >> 3)) pages.keep(owner, rows, count, out.buf, text, p);
+    if (matched < count - (count >> 3)) pages.keep(owner, rows, count, out.buf.subarray(text, p));
   }
 
   /**
@@ -215,7 +216,7 @@ export class RowRenderer {
     const dv = this.viewOf(b);
     const owner = this.owner;
     if (cache === null || owner === null) return this.writeRow(b, dv, p, row);
-    return this.fromArena(b, dv, p, row, cache, owner);
+    return this.fromArena(b, dv, p, row, cache);
   }
 }
 
