@@ -41,4 +41,8 @@ describe('--datasets selection', () => {
     expect(later.unmatched(acme)).toEqual(['pemi/grid']);
     expect(() => DatasetSelection.parse('pemi/grid_stress,,glmi/*')).toThrow(/"" is not product\/dataset/);
   });
+
+  it('a pattern is matched when any dataset of the catalog matches it, not only when all do', () => {
+    expect(DatasetSelection.parse('gbsi_us/system_stress,pemi/*,gbsi_*/backtest_summary').unmatched(BUILTIN_CATALOG)).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@
  * Catalog's lookups, what counts as a serving change, and that every query parameter of
  * every endpoint is reserved against filters.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ import {
   parseCatalogDocument,
 } from '../src/catalog/catalog-document.js';
 import { catalogInForce, readCatalog, writeCatalog, CatalogConflictError } from '../src/catalog/catalog-source.js';
+import { allNamedDatasets, findProduct, isNamedDataset, PRODUCTS } from '../src/catalog/products.js';
+import type { WriteCondition, WriteResult } from '../src/source/snapshot-source.js';
 import { OpsError } from '../src/ops-errors.js';
 import { LocalSource } from '../src/source/local-source.js';
 import { parseQuery } from '../src/query/parse-query.js';
@@ -116,6 +118,17 @@ describe('catalog.json: each refusal names what and why', () => {
     ['a product without name', doc(product({ name: undefined })), `${P}product "acme" (products[0]), field name: Required`],
     ['an empty name', doc(product({ name: '' })), `${P}product "acme" (products[0]), field name: name is empty`],
     ['a product that is not an object', doc(5), `${P}product products[0]: Expected object, received number`],
+    ['a product that is null', doc(null), `${P}product products[0]: Expected object, received null`],
+    [
+      'a field of a named dataset of the wrong type',
+      doc(product({ datasets: [{ name: 'ok' }, { name: 'x', description: 5 }] })),
+      `${P}product "acme" (products[0]), dataset "x" (datasets[1]), field description: Expected string, received number`,
+    ],
+    [
+      'a field of a named filter of the wrong type',
+      doc(product({ filters: [{ param: 'site', allowed: 'north' }] })),
+      `${P}product "acme" (products[0]), filter "site" (filters[0]), field allowed: Expected array, received string`,
+    ],
     [
       'a dataset without name',
       doc(product({ datasets: [{ description: 'x' }] })),
@@ -283,6 +296,16 @@ describe('Catalog helpers', () => {
     expect(floorUsOf(null)).toBe(-Infinity);
     expect(floorUsOf('2026-01-13')).toBe((Date.UTC(2026, 0, 14) - 1) * 1000 + 999);
   });
+  it('products.ts: the built-in catalog for tools on the demo data', () => {
+    expect(PRODUCTS).toBe(BUILTIN_CATALOG.products);
+    expect(findProduct('glmi')?.filters).toEqual([{ param: 'basin', allowed: ['atlantic', 'pacific', 'middle_east'] }]);
+    expect(findProduct('acme')).toBeUndefined();
+    expect(isNamedDataset('pemi', 'grid_stress')).toBe(true);
+    expect(isNamedDataset('pemi', 'marginality')).toBe(false);
+    expect(allNamedDatasets()).toEqual(BUILTIN_CATALOG.entries.map((e) => ({ productId: e.product.id, dataset: e.dataset.name })));
+    expect(allNamedDatasets()[0]).toEqual({ productId: 'gbsi_us', dataset: 'system_stress' });
+  });
+
   it('an empty catalog has no entries', () => {
     const c = new Catalog([]);
     expect(c.ids()).toEqual([]);
@@ -336,5 +359,75 @@ describe('catalog.json at a source', () => {
     // the etag read before the second write no longer matches
     await expect(writeCatalog(source, one, read.etag)).rejects.toThrow(CatalogConflictError);
     expect((await catalogInForce(source)).catalog.ids()).toEqual(['two/sites']);
+  });
+});
+
+/**
+ * A folder store that ignores write conditions, as some S3-compatible stores do (it says so:
+ * enforced false), and may have another writer land right after each write of ours.
+ */
+class UnconditionalSource extends LocalSource {
+  racer: Uint8Array | null = null;
+  override async writeObject(path: string, bytes: Uint8Array, _condition?: WriteCondition): Promise<WriteResult> {
+    const r = await super.writeObject(path, bytes);
+    if (this.racer !== null) await super.writeObject(path, this.racer);
+    return r;
+  }
+}
+
+/** A folder store that enforces conditions, with a writer landing right after each write of ours. */
+class RacedEnforcingSource extends LocalSource {
+  racer: Uint8Array | null = null;
+  override async writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult> {
+    const r = await super.writeObject(path, bytes, condition);
+    if (this.racer !== null) await super.writeObject(path, this.racer);
+    return r;
+  }
+}
+
+describe('catalog.json on a store that does not enforce conditional writes', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pitcache-catalog-unc-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const one = catalogFromJson(doc(product({ id: 'one' })));
+  const two = catalogFromJson(doc(product({ id: 'two' })));
+
+  it('checks before writing: a catalog.json that appeared, or changed since it was read, is not overwritten', async () => {
+    const source = new UnconditionalSource(join(dir, 'pre'));
+    expect(await writeCatalog(source, one, null)).toEqual({ enforced: false });
+    const text = await readFile(join(dir, 'pre', 'catalog.json'), 'utf8');
+    await expect(writeCatalog(source, two, null)).rejects.toThrow(CatalogConflictError);
+    await expect(writeCatalog(source, two, '"stale"')).rejects.toThrow('changed since it was read');
+    expect(await readFile(join(dir, 'pre', 'catalog.json'), 'utf8')).toBe(text);
+    const { etag } = await catalogInForce(source);
+    expect(await writeCatalog(source, two, etag)).toEqual({ enforced: false });
+    expect((await catalogInForce(source)).catalog.ids()).toEqual(['two/sites']);
+  });
+
+  it('reads back after writing: another writer landing right after ours is reported', async () => {
+    const source = new UnconditionalSource(join(dir, 'race'));
+    source.racer = catalogBytes(two);
+    const e = await writeCatalog(source, one, null).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CatalogConflictError);
+    expect((e as Error).name).toBe('CatalogConflictError');
+    expect((e as Error).message).toBe(
+      'catalog.json was overwritten by another writer right after ours (the store does not enforce conditional writes); check it and set it again',
+    );
+  });
+
+  it('a store that enforces conditions is trusted: no read-back', async () => {
+    const source = new RacedEnforcingSource(join(dir, 'enforced'));
+    source.racer = catalogBytes(two);
+    expect(await writeCatalog(source, one, null)).toEqual({ enforced: true });
+  });
+
+  it('a source that cannot answer is source_unreachable, naming the read', async () => {
+    await mkdir(join(dir, 'broken', 'catalog.json'), { recursive: true });
+    const e = await readCatalog(new LocalSource(join(dir, 'broken')), null).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpsError);
+    expect((e as OpsError).code).toBe('source_unreachable');
+    expect((e as Error).message).toContain('reading catalog.json');
   });
 });
