@@ -367,10 +367,15 @@ describe('catalog.json at a source', () => {
  * enforced false), and may have another writer land right after each write of ours.
  */
 class UnconditionalSource extends LocalSource {
-  racer: Uint8Array | null = null;
+  /** what the other writer does right after ours: writes these bytes, or deletes the object */
+  racer: Uint8Array | 'delete' | null = null;
+  constructor(private readonly folder: string) {
+    super(folder);
+  }
   override async writeObject(path: string, bytes: Uint8Array, _condition?: WriteCondition): Promise<WriteResult> {
     const r = await super.writeObject(path, bytes);
-    if (this.racer !== null) await super.writeObject(path, this.racer);
+    if (this.racer === 'delete') await rm(join(this.folder, path));
+    else if (this.racer !== null) await super.writeObject(path, this.racer);
     return r;
   }
 }
@@ -415,6 +420,24 @@ describe('catalog.json on a store that does not enforce conditional writes', () 
     expect((e as Error).message).toBe(
       'catalog.json was overwritten by another writer right after ours (the store does not enforce conditional writes); check it and set it again',
     );
+  });
+
+  it('another writer deleting it right after ours is reported too', async () => {
+    const source = new UnconditionalSource(join(dir, 'gone'));
+    source.racer = 'delete';
+    await expect(writeCatalog(source, one, null)).rejects.toThrow(CatalogConflictError);
+  });
+
+  it('two writers at once on a store that enforces conditions: exactly one wins, the other is told', async () => {
+    const source = new LocalSource(join(dir, 'both'));
+    const results = await Promise.allSettled([writeCatalog(source, one, null), writeCatalog(source, two, null)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(CatalogConflictError);
+    // refused by the read before or by the conditional write itself: nothing of it was written either way
+    expect((lost.reason as Error).message).toBe('catalog.json changed since it was read (another writer?): nothing was written; run it again');
+    const won = results.findIndex((r) => r.status === 'fulfilled');
+    expect((await catalogInForce(source)).catalog.ids()).toEqual([won === 0 ? 'one/sites' : 'two/sites']);
   });
 
   it('a store that enforces conditions is trusted: no read-back', async () => {
