@@ -84,16 +84,24 @@ export async function readWorld(port: number): Promise<FuzzWorld> {
   const dataEndpoints: Array<{ suffix: string; params: string[] }> = [];
   const fixedPaths: Array<{ path: string; method: string }> = [];
   const headerParams = new Set<string>();
+  // The document has a path per dataset and endpoint (the catalog in force); the endpoints
+  // are read from one dataset's paths, and the filter parameters are each dataset's own (below).
+  const first = `/${DEMO_DATASETS[0]!.productId}/${DEMO_DATASETS[0]!.dataset}`;
+  const datasetBases = DEMO_DATASETS.map((d) => `/${d.productId}/${d.dataset}`);
+  const filterNames = new Set(DEMO_DATASETS.flatMap((d) => d.keyColumns.map((k) => k.name)));
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const params = (op.parameters ?? []).map(resolve);
       for (const p of params) if (p.in === 'header') headerParams.add(p.name.toLowerCase());
-      const m = /^\/\{product_id\}\/\{dataset_name\}(.*)$/.exec(path);
-      // The filter parameters are the datasets' own (below), not the document's placeholder.
-      if (m !== null) dataEndpoints.push({ suffix: m[1]!, params: params.filter((p) => p.in === 'query' && p.name !== 'filters').map((p) => p.name) });
-      else fixedPaths.push({ path, method: method.toUpperCase() });
+      const base = datasetBases.find((b) => path === b || path.startsWith(`${b}/`));
+      if (base === undefined) fixedPaths.push({ path, method: method.toUpperCase() });
+      else if (base === first) {
+        const suffix = path.slice(base.length);
+        dataEndpoints.push({ suffix, params: params.filter((p) => p.in === 'query' && !filterNames.has(p.name)).map((p) => p.name) });
+      }
     }
   }
+  if (dataEndpoints.length === 0) throw new Error(`/openapi.json has no path under ${first}`);
   const datasets: FuzzDataset[] = [];
   for (const def of DEMO_DATASETS) {
     const base = `/${def.productId}/${def.dataset}`;
