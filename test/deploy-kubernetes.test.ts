@@ -219,7 +219,10 @@ describe('Dockerfile', () => {
       await cp(join(root, 'package.json'), join(app, 'package.json'));
       await cp(join(root, 'package-lock.json'), join(app, 'package-lock.json'));
       for (const r of runs) {
-        const b = spawnSync('sh', ['-c', r], { cwd: app, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
+        // A cache of its own, as an image build has: the stage ends with `npm cache clean --force`,
+        // which must not empty the cache other npm processes of this machine are using.
+        const env = { ...process.env, NODE_ENV: 'production', npm_config_cache: join(dir, 'npm-cache') };
+        const b = spawnSync('sh', ['-c', r], { cwd: app, encoding: 'utf8', env });
         expect(b.status, `${r}: ${b.stdout}${b.stderr}`).toBe(0);
       }
       await cp(join(build, 'dist'), join(app, 'dist'), { recursive: true });
