@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseManifest, partsOf } from '../src/snapshot/manifest.js';
-import { writeInputFiles, type InputFiles } from './support/publish-inputs-fixture.js';
+import { writeInputFiles, type InputFiles } from '../bench/publish/input-files.js';
 
 const MEASURED = fileURLToPath(new URL('./support/measured-command.ts', import.meta.url));
 const PUBLISH = fileURLToPath(new URL('../src/cli/publish-command.ts', import.meta.url));
