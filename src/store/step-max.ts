@@ -11,25 +11,57 @@ const BUCKETS = 1 << 16;
  * are kept. Used for the dataset-wide metadata, whose answer depends on `as_of` alone.
  *
  * The steps are a function of the set of (threshold, value) items only: a step at every
- * threshold where that maximum rises. So any way of finding them gives the same arrays,
+ * threshold where that maximum rises. So any way of finding them gives the same steps,
  * which is what lets the builders below skip most of the sorting.
+ *
+ * A step whose value is its own threshold (the observed instant of a row visible from its
+ * observation on: most rows of a dataset, so about one step per row) is kept as its
+ * threshold alone, in `same`: the maximum at t is the greater of the last step of either
+ * list at or before t (both lists step up, so the last step of all is the last of one of
+ * them). That halves the bytes of `maxObservedByThr` (docs/snapshots.md#memory).
  */
+export interface StepArrays {
+  /** ascending thresholds at which the maximum steps up to a value other than the threshold */
+  readonly at: Float64Array;
+  /** the maximum from at[i] on (ascending) */
+  readonly value: Float64Array;
+  /** ascending thresholds at which the maximum steps up to the threshold itself */
+  readonly same: Float64Array;
+}
+
 export class StepMax {
   private constructor(
-    /** ascending thresholds at which the maximum steps up */
     private readonly at: Float64Array,
-    /** the maximum from at[i] on (ascending) */
     private readonly value: Float64Array,
+    private readonly same: Float64Array,
   ) {}
 
   /** Rebuilds from `arrays` (e.g. after a worker thread built it). */
-  static fromArrays(arrays: { at: Float64Array; value: Float64Array }): StepMax {
-    return new StepMax(arrays.at, arrays.value);
+  static fromArrays(arrays: StepArrays): StepMax {
+    return new StepMax(arrays.at, arrays.value, arrays.same);
   }
 
   /** The backing arrays (shared memory), for handing the structure to another thread. */
-  get arrays(): { at: Float64Array; value: Float64Array } {
-    return { at: this.at, value: this.value };
+  get arrays(): StepArrays {
+    return { at: this.at, value: this.value, same: this.same };
+  }
+
+  /** Every step, both lists merged in threshold order (tests). */
+  steps(): { at: number[]; value: number[] } {
+    const at: number[] = [];
+    const value: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.at.length || j < this.same.length) {
+      if (j >= this.same.length || (i < this.at.length && this.at[i]! < this.same[j]!)) {
+        at.push(this.at[i]!);
+        value.push(this.value[i++]!);
+      } else {
+        at.push(this.same[j]!);
+        value.push(this.same[j++]!);
+      }
+    }
+    return { at, value };
   }
 
   /**
@@ -41,7 +73,7 @@ export class StepMax {
    */
   static build(thresholds: Float64Array, values: ArrayLike<number>, range = rangeOf(thresholds)): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0));
+    if (n === 0) return new StepMax(allocF64(0), allocF64(0), allocF64(0));
     const { min, max } = range;
     if (n < PRUNE_FROM || max === min) return stepsOf(thresholds, values, null);
     const scale = (BUCKETS - 1) / (max - min);
@@ -81,7 +113,7 @@ export class StepMax {
    */
   static overDays(thresholds: Float64Array, days: Int32Array, minDay: number, span: number): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0));
+    if (n === 0) return new StepMax(allocF64(0), allocF64(0), allocF64(0));
     const first = new Float64Array(span).fill(Infinity);
     for (let i = 0; i < n; i++) {
       const d = days[i]! - minDay;
@@ -112,25 +144,33 @@ export class StepMax {
         value[k] = d + minDay;
       }
     }
-    return new StepMax(at, value);
+    return new StepMax(at, value, allocF64(0));
   }
 
   /** The greatest value with threshold <= t, or null when there is none. */
   query(t: number): number | null {
-    const at = this.at;
-    let lo = 0;
-    let hi = at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (at[mid]! <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? null : this.value[lo - 1]!;
+    const i = stepsUpTo(this.at, t);
+    const j = stepsUpTo(this.same, t);
+    if (i === 0) return j === 0 ? null : this.same[j - 1]!;
+    const v = this.value[i - 1]!;
+    return j === 0 || v > this.same[j - 1]! ? v : this.same[j - 1]!;
   }
 
   get byteSize(): number {
-    return this.at.byteLength + this.value.byteLength;
+    return this.at.byteLength + this.value.byteLength + this.same.byteLength;
   }
+}
+
+/** How many of the ascending `at` are <= t. */
+function stepsUpTo(at: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (at[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The steps of the items `subset` (null = all), walked in threshold order. */
@@ -161,11 +201,19 @@ function stepsOf(thresholds: Float64Array, values: ArrayLike<number>, subset: In
       }
     }
   }
-  const a = allocF64(k + 1);
-  const b = allocF64(k + 1);
-  a.set(at.subarray(0, k + 1));
-  b.set(value.subarray(0, k + 1));
-  return StepMax.fromArrays({ at: a, value: b });
+  let same = 0;
+  for (let j = 0; j <= k; j++) if (at[j] === value[j]) same++;
+  const a = allocF64(k + 1 - same);
+  const b = allocF64(k + 1 - same);
+  const c = allocF64(same);
+  for (let j = 0, x = 0, y = 0; j <= k; j++) {
+    if (at[j] === value[j]) c[y++] = at[j]!;
+    else {
+      a[x] = at[j]!;
+      b[x++] = value[j]!;
+    }
+  }
+  return StepMax.fromArrays({ at: a, value: b, same: c });
 }
 
 function rangeOf(a: Float64Array): { min: number; max: number } {

@@ -1,6 +1,6 @@
 import type { Column, StringDictionary } from './column.js';
 import { MinTree } from './min-tree.js';
-import { StepMax } from './step-max.js';
+import { StepMax, type StepArrays } from './step-max.js';
 import type { Table } from './table.js';
 
 /**
@@ -13,8 +13,8 @@ export interface TableTransfer {
   readonly table: Omit<Table, 'keyThrTree' | 'latestDateByThr' | 'maxObservedByThr' | 'columns' | 'seriesColumns'>;
   readonly columns: readonly TransferColumn[];
   readonly keyThrTree: readonly Float64Array[];
-  readonly latestDateByThr: { at: Float64Array; value: Float64Array };
-  readonly maxObservedByThr: { at: Float64Array; value: Float64Array };
+  readonly latestDateByThr: StepArrays;
+  readonly maxObservedByThr: StepArrays;
 }
 
 type TransferDictionary = Omit<StringDictionary, 'codeOf'>;

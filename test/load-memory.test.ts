@@ -1,0 +1,79 @@
+/**
+ * Resident memory of a loaded generation (issue: memory per row). A generation of about 4M
+ * row-versions (wssi_us/demand_shock as the benchmark generates its scale points: 268 MB of
+ * Arrow) is loaded by `pitcache serve` in its own process, with the allocator setting the
+ * image runs with (Dockerfile: MALLOC_MMAP_THRESHOLD_), and its RSS once ready is compared
+ * with the Arrow bytes, above the RSS of the same server with no data. The table's own bytes
+ * (GET /admin/status) are checked against the same bytes.
+ *
+ * The issue's goal is 1.2x. This dataset is the hardest case for it: 67 bytes of Arrow a
+ * row, of which nothing is string bytes, against 97 bytes a row of table (its columns, 72
+ * bytes, as Arrow's, plus the per-row threshold, the per-key index and the step list of
+ * data_age_hours: docs/snapshots.md#memory). So the bound below is the table's own ratio
+ * with the allocator's slack; see the README's sizing rule.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BENCH_ADMIN_KEY } from '../bench/data/ensure-data.js';
+import { writeScaleSource } from './support/load-memory-data.js';
+import { startServeProcess } from './support/serve-process.js';
+
+/** As the Dockerfile sets it: build scratch over 4 MiB is mapped on its own and given back when freed. */
+const ALLOCATOR = { MALLOC_MMAP_THRESHOLD_: '4194304' };
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (m === null) throw new Error('no VmRSS');
+  return Number(m[1]) * 1024;
+}
+
+async function settledRss(url: string, pid: number): Promise<number> {
+  // Past the load: the serving thread answers, and the process has had a moment to free scratch.
+  await fetch(`${url}/readyz`);
+  await new Promise((r) => setTimeout(r, 2000));
+  return rssBytes(pid);
+}
+
+describe('resident memory after load', () => {
+  let dir: string;
+  let data: { rows: number; arrowBytes: number; keys: string };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pitcache-load-memory-'));
+    data = await writeScaleSource(join(dir, 'src'), 4e6);
+  }, 300_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a 4M-row generation: RSS above an empty server within 1.5x its Arrow bytes, the table within 1.4x', async () => {
+    const common = ['--keys', data.keys, '--workers', '1', '--row-cache-mb', '0', '--page-cache-mb', '0', '--response-cache-mb', '0'];
+    const empty = await startServeProcess(['--source', join(dir, 'empty'), ...common], ALLOCATOR);
+    let emptyRss: number;
+    try {
+      emptyRss = await settledRss(empty.url, empty.child.pid!);
+    } finally {
+      await empty.kill();
+    }
+    const loaded = await startServeProcess(['--source', join(dir, 'src'), ...common], ALLOCATOR, 240_000);
+    try {
+      const rss = await settledRss(loaded.url, loaded.child.pid!);
+      const status = (await (await fetch(`${loaded.url}/admin/status`, { headers: { 'x-api-key': BENCH_ADMIN_KEY } })).json()) as {
+        datasets: Array<{ dataset: string; rows: number | null; bytes: number | null }>;
+      };
+      const ds = status.datasets.find((d) => d.rows === data.rows);
+      expect(ds, JSON.stringify(status).slice(0, 500)).toBeDefined();
+      // The table: its columns as Arrow's, plus the indexes (97 bytes a row over 67).
+      expect(ds!.bytes! / data.arrowBytes).toBeLessThan(1.4);
+      const ratio = (rss - emptyRss) / data.arrowBytes;
+      const report = `RSS ${(rss / 2 ** 20).toFixed(0)} MiB, empty ${(emptyRss / 2 ** 20).toFixed(0)} MiB, Arrow ${(data.arrowBytes / 2 ** 20).toFixed(0)} MiB: ${ratio.toFixed(3)}x above empty, ${(rss / data.arrowBytes).toFixed(3)}x in all`;
+      console.log(report, JSON.stringify(ds));
+      expect(ratio, report).toBeLessThan(1.5);
+    } finally {
+      await loaded.kill();
+    }
+  }, 360_000);
+});
