@@ -28,6 +28,13 @@ const GENERATIONS = [1, 2, 3, 4, 5, 6];
 const LOOPS = 3;
 /** answers each generation must get before the next one is published */
 const PER_GENERATION = 4;
+/**
+ * Bounds that only turn a broken server into a failure instead of a hang: the test waits on
+ * events, and six worker builds under client load take several times longer on a machine
+ * whose cores are busy with other suites than alone (alone: 7-18 s for the whole test).
+ */
+const GENERATION_BOUND_MS = 30_000;
+const TEST_BOUND_MS = 150_000;
 
 interface Load {
   /** answers per generation */
@@ -89,7 +96,7 @@ function startLoad(url: string): Load {
           wake();
         }),
         new Promise<never>((_, fail) => {
-          timeout = setTimeout(() => fail(new Error(`no ${PER_GENERATION} answers of generation ${g} in 8 s`)), 8000);
+          timeout = setTimeout(() => fail(new Error(`no ${PER_GENERATION} answers of generation ${g} in ${GENERATION_BOUND_MS} ms`)), GENERATION_BOUND_MS);
         }),
       ]).finally(() => clearTimeout(timeout));
     },
@@ -124,28 +131,32 @@ async function publishUnderLoad(url: string, next: (g: number) => Promise<void>,
 }
 
 describe('refresh under load', () => {
-  it('local folder, worker builds, POST /admin/refresh (two at once): zero failed requests, every answer is one whole generation', async () => {
-    const h = await startHarness({ datasets: [{ ...GRID, spec: gridSpec(1, DATES) }], server: { build: 'worker' } });
-    try {
-      await publishUnderLoad(
-        h.url,
-        (g) => publish(h.source, g, gridSpec(g, DATES)),
-        async (g) => {
-          // Concurrent refreshes run one after the other: one loads, the other finds nothing new.
-          const replies = await Promise.all([0, 1].map(() => h.get('/admin/refresh', 'test-key-admin', { method: 'POST' })));
-          for (const r of replies) expect(r.status, r.text).toBe(200);
-          expect(replies.flatMap((r) => r.body.changed as string[])).toEqual(['pemi/grid_stress']);
-          const outcomes = replies.map((r) =>
-            (r.body.datasets as Array<{ dataset: string; outcome: string; generation_after: number }>).find((d) => d.dataset === 'pemi/grid_stress')!,
-          );
-          expect(outcomes.map((o) => o.outcome).sort()).toEqual(['loaded', 'unchanged']);
-          expect(outcomes.map((o) => o.generation_after)).toEqual([g, g]);
-        },
-      );
-    } finally {
-      await h.close();
-    }
-  });
+  it(
+    'local folder, worker builds, POST /admin/refresh (two at once): zero failed requests, every answer is one whole generation',
+    async () => {
+      const h = await startHarness({ datasets: [{ ...GRID, spec: gridSpec(1, DATES) }], server: { build: 'worker' } });
+      try {
+        await publishUnderLoad(
+          h.url,
+          (g) => publish(h.source, g, gridSpec(g, DATES)),
+          async (g) => {
+            // Concurrent refreshes run one after the other: one loads, the other finds nothing new.
+            const replies = await Promise.all([0, 1].map(() => h.get('/admin/refresh', 'test-key-admin', { method: 'POST' })));
+            for (const r of replies) expect(r.status, r.text).toBe(200);
+            expect(replies.flatMap((r) => r.body.changed as string[])).toEqual(['pemi/grid_stress']);
+            const outcomes = replies.map((r) =>
+              (r.body.datasets as Array<{ dataset: string; outcome: string; generation_after: number }>).find((d) => d.dataset === 'pemi/grid_stress')!,
+            );
+            expect(outcomes.map((o) => o.outcome).sort()).toEqual(['loaded', 'unchanged']);
+            expect(outcomes.map((o) => o.generation_after)).toEqual([g, g]);
+          },
+        );
+      } finally {
+        await h.close();
+      }
+    },
+    TEST_BOUND_MS,
+  );
 
   describe('S3 through s3rver, worker builds, manifest polling', () => {
     let world: S3World;
@@ -154,26 +165,30 @@ describe('refresh under load', () => {
     });
     afterAll(() => world.close());
 
-    it('zero failed requests, every answer is one whole generation, the last one is served', async () => {
-      await publish(world.publisher, 1, gridSpec(1, DATES));
-      // Polling on injected timers: the test fires each due check, the loader polls the real
-      // s3rver, builds on worker threads and swaps while the client loops keep querying.
-      const timers = new ManualTimers(new ManualClock(T0));
-      const s = await serve(world.openSource(), { build: 'worker', clock: timers.clock, timers, refreshIntervalMs: 20 });
-      try {
-        await publishUnderLoad(
-          s.url,
-          (g) => publish(world.publisher, g, gridSpec(g, DATES)),
-          async (g) => {
-            // Checks of the grid until it serves g: the first due check after publishing finds it.
-            const checked = await nextCheck(s, timers);
-            expect(checked).toMatchObject({ generation: g, last_error: null });
-          },
-        );
-        expect((await s.status()).generation).toBe(6);
-      } finally {
-        await s.close();
-      }
-    });
+    it(
+      'zero failed requests, every answer is one whole generation, the last one is served',
+      async () => {
+        await publish(world.publisher, 1, gridSpec(1, DATES));
+        // Polling on injected timers: the test fires each due check, the loader polls the real
+        // s3rver, builds on worker threads and swaps while the client loops keep querying.
+        const timers = new ManualTimers(new ManualClock(T0));
+        const s = await serve(world.openSource(), { build: 'worker', clock: timers.clock, timers, refreshIntervalMs: 20 });
+        try {
+          await publishUnderLoad(
+            s.url,
+            (g) => publish(world.publisher, g, gridSpec(g, DATES)),
+            async (g) => {
+              // Checks of the grid until it serves g: the first due check after publishing finds it.
+              const checked = await nextCheck(s, timers);
+              expect(checked).toMatchObject({ generation: g, last_error: null });
+            },
+          );
+          expect((await s.status()).generation).toBe(6);
+        } finally {
+          await s.close();
+        }
+      },
+      TEST_BOUND_MS,
+    );
   });
 });
