@@ -1,31 +1,7 @@
-import {
-  Bool,
-  DateDay,
-  Dictionary,
-  Field,
-  Float32,
-  Float64,
-  Int16,
-  Int32,
-  Int64,
-  Int8,
-  makeData,
-  makeVector,
-  RecordBatch,
-  RecordBatchFileWriter,
-  Schema,
-  Struct,
-  Table,
-  TimestampMicrosecond,
-  TimestampMillisecond,
-  TimestampSecond,
-  Uint16,
-  Uint32,
-  Uint8,
-  Utf8,
-} from 'apache-arrow';
+import { Bool, Dictionary, Field, Int32, makeData, makeVector, RecordBatch, RecordBatchFileWriter, Schema, Struct, Table, Utf8 } from 'apache-arrow';
 import type { Data, DataType } from 'apache-arrow';
 import { utf8Data, Validity } from '../snapshot/arrow-buffers.js';
+import { fixedWidth, timestampType } from '../snapshot/arrow-types.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import type { DecodedColumn } from '../store/decode-arrow.js';
 import { unitScale, type ColumnDef, type DatasetSchema } from './dataset-schema.js';
@@ -100,47 +76,22 @@ export class PartWriter {
       const v = cols[k]!.validity;
       return v === null || v[row] !== 0;
     };
-    const fixed = (type: DataType, out: Exclude<NumberArray, BigInt64Array>): { type: DataType; data: Data } => {
+    // Fixed-width columns copy their value as stored, a number or (int64) a bigint.
+    const fixed = (type: DataType, out: NumberArray): { type: DataType; data: Data } => {
+      const dst = out as { [i: number]: number | bigint };
       for (let i = 0; i < n; i++) {
         const k = this.segOf[at[i]!]!;
         const row = this.rowOf[at[i]!]!;
         if (!valid(k, row)) validity.setNull(i);
-        else out[i] = (cols[k] as { values: ArrayLike<number> }).values[row]!;
+        else dst[i] = (cols[k] as { values: ArrayLike<number | bigint> }).values[row]!;
       }
       return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out } as never) };
     };
+    const f = fixedWidth(def.type);
+    if (f !== undefined) return fixed(new f[0](), new f[1](n));
     switch (def.type) {
-      case 'date32':
-        return fixed(new DateDay(), new Int32Array(n));
-      case 'float64':
-        return fixed(new Float64(), new Float64Array(n));
-      case 'float32':
-        return fixed(new Float32(), new Float32Array(n));
-      case 'int8':
-        return fixed(new Int8(), new Int8Array(n));
-      case 'int16':
-        return fixed(new Int16(), new Int16Array(n));
-      case 'int32':
-        return fixed(new Int32(), new Int32Array(n));
-      case 'uint8':
-        return fixed(new Uint8(), new Uint8Array(n));
-      case 'uint16':
-        return fixed(new Uint16(), new Uint16Array(n));
-      case 'uint32':
-        return fixed(new Uint32(), new Uint32Array(n));
-      case 'int64': {
-        const type = new Int64();
-        const out = new BigInt64Array(n);
-        for (let i = 0; i < n; i++) {
-          const k = this.segOf[at[i]!]!;
-          const row = this.rowOf[at[i]!]!;
-          if (!valid(k, row)) validity.setNull(i);
-          else out[i] = (cols[k] as { values: BigInt64Array }).values[row]!;
-        }
-        return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out } as never) };
-      }
       case 'timestamp':
-        return this.timestamps(def, cols, at, validity, valid);
+        return this.timestamps(def, { cols, at, validity, valid });
       case 'bool': {
         const type = new Bool();
         const out = new Uint8Array(Math.ceil(n / 8));
@@ -153,22 +104,19 @@ export class PartWriter {
         return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out }) };
       }
       case 'utf8':
-        return { type: new Utf8(), data: this.utf8(c, cols, at, validity, valid) };
+        return { type: new Utf8(), data: this.utf8(c, { cols, at, validity, valid }) };
       case 'dict-utf8':
-        return this.dictionary(c, cols, at, validity, valid);
+        return this.dictionary(c, { cols, at, validity, valid });
+      default:
+        throw new Error(`column ${def.name}: no Arrow writer for type ${def.type}`);
     }
   }
 
-  private timestamps(
-    def: ColumnDef,
-    cols: DecodedColumn[],
-    at: Int32Array,
-    validity: Validity,
-    valid: (k: number, row: number) => boolean,
-  ): { type: DataType; data: Data } {
+  private timestamps(def: ColumnDef, run: ColumnRun): { type: DataType; data: Data } {
+    const { cols, at, validity, valid } = run;
     const n = at.length;
     const unit = def.unit ?? 'us';
-    const type = unit === 's' ? new TimestampSecond('UTC') : unit === 'ms' ? new TimestampMillisecond('UTC') : new TimestampMicrosecond('UTC');
+    const type = timestampType(unit);
     const scale = unitScale(unit);
     const rewrite = def.name === 'str_ingested_at' ? this.ingested : null;
     const out = new BigInt64Array(n);
@@ -197,7 +145,8 @@ export class PartWriter {
     return this.strings[c]!.remaps[k]![code]!;
   }
 
-  private utf8(c: number, cols: DecodedColumn[], at: Int32Array, validity: Validity, valid: (k: number, row: number) => boolean): Data<Utf8> {
+  private utf8(c: number, run: ColumnRun): Data<Utf8> {
+    const { cols, at, validity, valid } = run;
     const n = at.length;
     const values = this.strings[c]!.values;
     const cache = this.encoded[c]!;
@@ -222,13 +171,8 @@ export class PartWriter {
     return makeData({ type: new Utf8(), length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), valueOffsets: offsets, data });
   }
 
-  private dictionary(
-    c: number,
-    cols: DecodedColumn[],
-    at: Int32Array,
-    validity: Validity,
-    valid: (k: number, row: number) => boolean,
-  ): { type: DataType; data: Data } {
+  private dictionary(c: number, run: ColumnRun): { type: DataType; data: Data } {
+    const { cols, at, validity, valid } = run;
     const n = at.length;
     const values = this.strings[c]!.values;
     const local = new Int32Array(values.length).fill(-1);
@@ -249,6 +193,14 @@ export class PartWriter {
     const type = new Dictionary(new Utf8(), new Int32(), c, false);
     return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: indices, dictionary }) };
   }
+}
+
+/** One output column being written: the segments' columns, the output rows' positions, and their validity. */
+interface ColumnRun {
+  readonly cols: DecodedColumn[];
+  readonly at: Int32Array;
+  readonly validity: Validity;
+  valid(k: number, row: number): boolean;
 }
 
 type NumberArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | BigInt64Array;

@@ -8,36 +8,25 @@
  */
 import {
   Bool,
-  DateDay,
   Dictionary,
   Field,
-  Float32,
-  Float64,
-  Int16,
   Int32,
   Int64,
-  Int8,
   RecordBatch,
   RecordBatchFileWriter,
   RecordBatchStreamWriter,
   Schema,
   Struct,
   Table,
-  TimestampMicrosecond,
-  TimestampMillisecond,
-  TimestampNanosecond,
-  TimestampSecond,
-  Uint16,
-  Uint32,
-  Uint8,
   Utf8,
   makeData,
   makeVector,
 } from 'apache-arrow';
+import { FIXED_WIDTH, timestampType, type FixedWidthType, type TimeUnitName } from './arrow-types.js';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import { utf8Data, Validity } from './arrow-buffers.js';
 
-export type TimeUnitName = 's' | 'ms' | 'us' | 'ns';
+export type { TimeUnitName };
 export type SmallIntType = 'int8' | 'int16' | 'int32' | 'uint8' | 'uint16' | 'uint32';
 
 export type ColumnSpec =
@@ -122,35 +111,25 @@ interface ColumnEncoder {
 function columnEncoder(c: ColumnSpec, index: number): ColumnEncoder {
   switch (c.type) {
     case 'date32':
-      return numeric(new DateDay(), c.values, (n) => new Int32Array(n), checkInt(c.name));
+      return numeric('date32', c.values, checkInt(c.name));
     case 'timestamp':
       return int64Encoder(timestampType(c.unit), c.values, c.name);
     case 'float64':
-      return numeric(
-        new Float64(),
-        c.values,
-        (n) => new Float64Array(n),
-        (v) => v,
-      );
+      return numeric('float64', c.values, (v) => v);
     case 'float32':
-      return numeric(
-        new Float32(),
-        c.values,
-        (n) => new Float32Array(n),
-        (v) => v,
-      );
+      return numeric('float32', c.values, (v) => v);
     case 'int8':
-      return numeric(new Int8(), c.values, (n) => new Int8Array(n), checkInt(c.name, -128, 127));
+      return numeric('int8', c.values, checkInt(c.name, -128, 127));
     case 'int16':
-      return numeric(new Int16(), c.values, (n) => new Int16Array(n), checkInt(c.name, -32768, 32767));
+      return numeric('int16', c.values, checkInt(c.name, -32768, 32767));
     case 'int32':
-      return numeric(new Int32(), c.values, (n) => new Int32Array(n), checkInt(c.name, -(2 ** 31), 2 ** 31 - 1));
+      return numeric('int32', c.values, checkInt(c.name, -(2 ** 31), 2 ** 31 - 1));
     case 'uint8':
-      return numeric(new Uint8(), c.values, (n) => new Uint8Array(n), checkInt(c.name, 0, 255));
+      return numeric('uint8', c.values, checkInt(c.name, 0, 255));
     case 'uint16':
-      return numeric(new Uint16(), c.values, (n) => new Uint16Array(n), checkInt(c.name, 0, 65535));
+      return numeric('uint16', c.values, checkInt(c.name, 0, 65535));
     case 'uint32':
-      return numeric(new Uint32(), c.values, (n) => new Uint32Array(n), checkInt(c.name, 0, 2 ** 32 - 1));
+      return numeric('uint32', c.values, checkInt(c.name, 0, 2 ** 32 - 1));
     case 'int64':
       return int64Encoder(new Int64(), c.values, c.name);
     case 'bool':
@@ -162,28 +141,17 @@ function columnEncoder(c: ColumnSpec, index: number): ColumnEncoder {
   }
 }
 
-function timestampType(unit: TimeUnitName): DataType {
-  switch (unit) {
-    case 's':
-      return new TimestampSecond('UTC');
-    case 'ms':
-      return new TimestampMillisecond('UTC');
-    case 'us':
-      return new TimestampMicrosecond('UTC');
-    case 'ns':
-      return new TimestampNanosecond('UTC');
-  }
-}
-
 type NumberArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
 
 /** Fixed-width columns whose JS value is a number (all but the 64-bit integers). */
-function numeric(type: DataType, values: ArrayLike<number | null>, alloc: (n: number) => NumberArray, convert: (v: number) => number): ColumnEncoder {
+function numeric(kind: Exclude<FixedWidthType, 'int64'>, values: ArrayLike<number | null>, convert: (v: number) => number): ColumnEncoder {
+  const [Type, Values] = FIXED_WIDTH[kind];
+  const type = new Type();
   return {
     type,
     slice(start, end) {
       const n = end - start;
-      const data = alloc(n);
+      const data = new Values(n) as NumberArray;
       const validity = new Validity(n);
       for (let i = 0; i < n; i++) {
         const v = values[start + i];
