@@ -7,33 +7,18 @@
 import { request } from 'node:http';
 import { Table, TimestampMillisecond, Utf8, makeData, makeVector, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
-import { expectError, pitSnapshot } from './support/fixtures.js';
-import { HISTORY_PATH, HISTORY_ROWS } from './support/history-fixture.js';
-
-const JOIN = `${HISTORY_PATH}/asof_join`;
+import { TEST_KEY, type Harness } from './support/harness.js';
+import { expectError } from './support/fixtures.js';
+import { JOIN, joinPost, startJoinHarness } from './support/asof-join-harness.js';
 
 describe('contract 15: asof_join limits', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({
-      datasets: [
-        { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], HISTORY_ROWS) },
-        {
-          productId: 'gbsi_us',
-          dataset: 'system_stress',
-          spec: pitSnapshot(
-            [],
-            HISTORY_ROWS.map((r) => ({ ...r, key: {} })),
-          ),
-        },
-      ],
-    });
+    h = await startJoinHarness();
   });
   afterAll(() => h.close());
 
-  const post = (body: string | Uint8Array, type = 'text/csv', query = '', headers: Record<string, string> = {}, key: string | null = TEST_KEY, path = JOIN) =>
-    h.get(`${path}${query === '' ? '' : `?${query}`}`, key, { method: 'POST', body, headers: { 'content-type': type, ...headers } });
+  const post = (...args: Parameters<ReturnType<typeof joinPost>>) => joinPost(h)(...args);
 
   it('more than 1,000,000 events: 413 payload_too_large', async () => {
     const line = '2026-02-04,DE\n';

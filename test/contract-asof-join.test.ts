@@ -7,33 +7,19 @@
 import { gzipSync } from 'node:zlib';
 import { Int32, Table, TimestampMillisecond, Utf8, tableFromArrays, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EU_KEY, TEST_KEY, startHarness, type Harness } from './support/harness.js';
-import { expectError, pitSnapshot } from './support/fixtures.js';
-import { HISTORY_PATH, HISTORY_ROWS } from './support/history-fixture.js';
-
-const JOIN = `${HISTORY_PATH}/asof_join`;
+import { EU_KEY, TEST_KEY, type Harness } from './support/harness.js';
+import { expectError } from './support/fixtures.js';
+import { HISTORY_PATH } from './support/history-fixture.js';
+import { JOIN, joinPost, startJoinHarness } from './support/asof-join-harness.js';
 
 describe('contract 15: asof_join', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({
-      datasets: [
-        { productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], HISTORY_ROWS) },
-        {
-          productId: 'gbsi_us',
-          dataset: 'system_stress',
-          spec: pitSnapshot(
-            [],
-            HISTORY_ROWS.map((r) => ({ ...r, key: {} })),
-          ),
-        },
-      ],
-    });
+    h = await startJoinHarness();
   });
   afterAll(() => h.close());
 
-  const post = (body: string | Uint8Array, type = 'text/csv', query = '', headers: Record<string, string> = {}, key: string | null = TEST_KEY, path = JOIN) =>
-    h.get(`${path}${query === '' ? '' : `?${query}`}`, key, { method: 'POST', body, headers: { 'content-type': type, ...headers } });
+  const post = (...args: Parameters<ReturnType<typeof joinPost>>) => joinPost(h)(...args);
 
   it('one row per event in the events order: the event columns as given, the dataset columns but the key, floor_applied', async () => {
     const r = await post('id,at,country\nx,2026-02-04T23:59:59.999999Z,DE\ny,2026-02-03,DE\nz,2026-02-03,FR\n', 'text/csv', 'columns=tag');
