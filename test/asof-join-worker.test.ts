@@ -11,7 +11,6 @@
  */
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { Float64, Table, TimestampMicrosecond, Utf8, makeVector, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiHandler } from '../src/api/api-handler.js';
 import type { Handler } from '../src/http/types.js';
@@ -19,7 +18,7 @@ import { listen, type ListenOptions } from '../src/http/uws-server.js';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { randomAsOf } from './support/random-query.js';
 import { Rng, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
-import { parseAsOfNs } from './support/reference-model.js';
+import { eventsArrow } from './support/join-events.js';
 
 const SEED = 20_261_130;
 const snaps = [generateSnapshot(SEED, 'gbsi_eu', 'system_stress'), generateSnapshot((SEED + 7919) >>> 0, 'gbsi_us', 'storage_surprise', { manySeries: true })];
@@ -68,25 +67,7 @@ function body(rng: Rng, snap: GeneratedSnapshot, n: number, format: BodyFormat):
     const objects = events.map((e) => ({ at: e.at, ...Object.fromEntries(snap.seriesKey.map((k, i) => [k, e.key[i]])), id: e.id, n: e.n }));
     return { bytes: Buffer.from(JSON.stringify(objects)), type: 'application/json' };
   }
-  const children: Record<string, Vector> = {
-    at: makeVector({ type: new TimestampMicrosecond('UTC'), data: BigInt64Array.from(events.map((e) => parseAsOfNs(e.at)! / 1000n)) } as never),
-  };
-  snap.seriesKey.forEach(
-    (k, i) =>
-      (children[k] = vectorFromArray(
-        events.map((e) => e.key[i]!),
-        new Utf8(),
-      )),
-  );
-  children.id = vectorFromArray(
-    events.map((e) => e.id),
-    new Utf8(),
-  );
-  children.n = vectorFromArray(
-    events.map((e) => e.n),
-    new Float64(),
-  );
-  return { bytes: tableToIPC(new Table(children), 'stream'), type: 'application/vnd.apache.arrow.stream' };
+  return { bytes: eventsArrow(snap.seriesKey, events), type: 'application/vnd.apache.arrow.stream' };
 }
 
 async function post(h: Harness, path: string, bytes: Uint8Array, type: string, gzip: boolean): Promise<{ status: number; headers: Headers; bytes: Buffer }> {

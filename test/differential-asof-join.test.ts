@@ -12,20 +12,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  DateDay,
-  Field,
-  Float64,
-  Schema,
-  Table,
-  TimestampMicrosecond,
-  Utf8,
-  makeVector,
-  tableFromIPC,
-  tableToIPC,
-  vectorFromArray,
-  type Vector,
-} from 'apache-arrow';
+import { DateDay, tableFromIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromArrow, type Json } from './support/format-cells.js';
@@ -34,6 +21,7 @@ import { isoDate, randomAsOf } from './support/random-query.js';
 import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { INVENTED_KEYS, writeInventedCatalog } from './support/invented-catalog.js';
 import { formatTimestamp, parseAsOfNs, referenceAnswer, type JsonValue } from './support/reference-model.js';
+import { eventsArrow, instantsVector, type JoinEvent } from './support/join-events.js';
 
 const BASE_SEED = Number(process.env.PITCACHE_DIFF_SEED ?? 20_261_129);
 const JOINS = Number(process.env.PITCACHE_DIFF_QUERIES ?? 12);
@@ -58,12 +46,7 @@ const snaps = TARGETS.map(([p, d], i) =>
 type Row = Record<string, JsonValue>;
 type BodyFormat = 'csv' | 'json' | 'arrow';
 
-interface Event {
-  readonly at: string;
-  readonly key: readonly string[];
-  readonly id: string | null;
-  readonly n: number | null;
-}
+type Event = JoinEvent;
 
 let h: Harness;
 beforeAll(async () => {
@@ -119,27 +102,8 @@ function bodyOf(format: BodyFormat, snap: GeneratedSnapshot, events: readonly Ev
         events.map((e) => new Date(`${e.at}T00:00:00Z`)),
         new DateDay(),
       )
-    : makeVector({ type: new TimestampMicrosecond('UTC'), data: BigInt64Array.from(events.map((e) => parseAsOfNs(e.at)! / 1000n)) } as never);
-  const children: Record<string, Vector> = { at: atVector };
-  snap.seriesKey.forEach(
-    (k, i) =>
-      (children[k] = vectorFromArray(
-        events.map((e) => e.key[i]!),
-        new Utf8(),
-      )),
-  );
-  children.id = vectorFromArray(
-    events.map((e) => e.id),
-    new Utf8(),
-  );
-  children.n = vectorFromArray(
-    events.map((e) => e.n),
-    new Float64(),
-  );
-  const table = new Table(children);
-  void Schema;
-  void Field;
-  return { body: tableToIPC(table, 'stream'), type: 'application/vnd.apache.arrow.stream' };
+    : instantsVector(events);
+  return { body: eventsArrow(snap.seriesKey, events, atVector), type: 'application/vnd.apache.arrow.stream' };
 }
 
 /** The expected answer row of each event: the reference's latest row of its series at `at`, nulls where none. */

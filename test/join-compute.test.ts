@@ -8,19 +8,7 @@
  * contract-asof-join.test.ts without a server, so that a mutation run of join/ is quick.
  */
 import { isDeepStrictEqual } from 'node:util';
-import {
-  Float64,
-  Int32,
-  Table,
-  TimestampMicrosecond,
-  TimestampMillisecond,
-  Utf8,
-  makeVector,
-  tableFromIPC,
-  tableToIPC,
-  vectorFromArray,
-  type Vector,
-} from 'apache-arrow';
+import { Int32, Table, TimestampMillisecond, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { floorUsOf } from '../src/catalog/catalog.js';
@@ -35,6 +23,7 @@ import { fromArrow, type Json } from './support/format-cells.js';
 import { randomAsOf, isoDate } from './support/random-query.js';
 import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { formatTimestamp, parseAsOfNs, referenceAnswer, type JsonValue } from './support/reference-model.js';
+import { eventsArrow, type JoinEvent } from './support/join-events.js';
 
 const SEED = Number(process.env.PITCACHE_DIFF_SEED ?? 20_261_131);
 /** joins per snapshot (a mutation run of join/ may ask fewer) */
@@ -70,12 +59,7 @@ function load(snap: GeneratedSnapshot): Loaded {
 let matchedEvents = 0;
 const loaded = TARGETS.map(([p, d], i) => load(generateSnapshot((SEED + i * 7919) >>> 0, p, d, { manySeries: i === 1 })));
 
-interface Event {
-  readonly at: string;
-  readonly key: readonly string[];
-  readonly id: string | null;
-  readonly n: number | null;
-}
+type Event = JoinEvent;
 
 function randomEvents(rng: Rng, snap: GeneratedSnapshot, n: number): Event[] {
   const stored = [...new Set(snap.rows.map((r) => JSON.stringify(snap.seriesKey.map((k) => r[k] as string))))].map((s) => JSON.parse(s) as string[]);
@@ -97,25 +81,7 @@ function bodyOf(format: BodyFormat, snap: GeneratedSnapshot, events: readonly Ev
   if (format === 'json') {
     return Buffer.from(JSON.stringify(events.map((e) => ({ at: e.at, ...Object.fromEntries(snap.seriesKey.map((k, i) => [k, e.key[i]])), id: e.id, n: e.n }))));
   }
-  const children: Record<string, Vector> = {
-    at: makeVector({ type: new TimestampMicrosecond('UTC'), data: BigInt64Array.from(events.map((e) => parseAsOfNs(e.at)! / 1000n)) } as never),
-  };
-  snap.seriesKey.forEach(
-    (k, i) =>
-      (children[k] = vectorFromArray(
-        events.map((e) => e.key[i]!),
-        new Utf8(),
-      )),
-  );
-  children.id = vectorFromArray(
-    events.map((e) => e.id),
-    new Utf8(),
-  );
-  children.n = vectorFromArray(
-    events.map((e) => e.n),
-    new Float64(),
-  );
-  return tableToIPC(new Table(children), 'stream');
+  return eventsArrow(snap.seriesKey, events);
 }
 const rng0 = new Rng(SEED);
 
