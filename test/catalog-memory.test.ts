@@ -38,17 +38,22 @@ async function collected(): Promise<number> {
   return process.memoryUsage().arrayBuffers;
 }
 
+/** acme/big and acme/small named by a catalog.json, without a response cache (it would keep answers of big). */
+function startBigAndSmall(): Promise<Harness> {
+  return startInProcessHarness({
+    datasets: [
+      { productId: 'acme', dataset: 'big', spec: pitSnapshot(['site'], rows) },
+      { productId: 'acme', dataset: 'small', spec: pitSnapshot(['site'], rows.slice(0, 10)) },
+    ],
+    prepare: (dir) => writeFile(join(dir, 'catalog.json'), doc(['big', 'small'])),
+    server: { responseCacheBytes: 0 },
+  });
+}
+
 describe('contract 13: a removed dataset', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startInProcessHarness({
-      datasets: [
-        { productId: 'acme', dataset: 'big', spec: pitSnapshot(['site'], rows) },
-        { productId: 'acme', dataset: 'small', spec: pitSnapshot(['site'], rows.slice(0, 10)) },
-      ],
-      prepare: (dir) => writeFile(join(dir, 'catalog.json'), doc(['big', 'small'])),
-      server: { responseCacheBytes: 0 },
-    });
+    h = await startBigAndSmall();
   }, 120_000);
   afterAll(() => h?.close());
 
@@ -97,14 +102,7 @@ describe('contract 13: a removed dataset', () => {
 describe('contract 13: a removed dataset goes to the reaper', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startInProcessHarness({
-      datasets: [
-        { productId: 'acme', dataset: 'big', spec: pitSnapshot(['site'], rows) },
-        { productId: 'acme', dataset: 'small', spec: pitSnapshot(['site'], rows.slice(0, 10)) },
-      ],
-      prepare: (dir) => writeFile(join(dir, 'catalog.json'), doc(['big', 'small'])),
-      server: { responseCacheBytes: 0 },
-    });
+    h = await startBigAndSmall();
   }, 120_000);
   afterAll(() => h?.close());
 
