@@ -2,12 +2,13 @@
  * The bulk answers (docs/decisions.md#date-order): every series of a dataset page by page
  * (latest=false, with and without as_of, early as_of whose chains end long before the
  * history does), every series in a date window with as_of at its end, the latest row of
- * every series, and filters selecting many series or a few, over random data with
+ * every series, walk_forward over every series (each decision date asked as a query of the
+ * model), and filters selecting many series or a few, over random data with
  * thousands of series, revisions and ties. Every page of every cursor chain is compared in
  * JSON with the naive reference model, and in CSV and Arrow (csv-parse, apache-arrow) cell
  * by cell with the JSON page; a chain goes on with the cursor another format gave. These
  * are the answers read from a generation's (date, series) order and per-series last keys
- * (page-resolver.ts), so the model, which shares no code with them, checks that order.
+ * (page-resolver.ts, walk-forward-resolver.ts), so the model, which shares no code with them, checks that order.
  * Reproduce with PITCACHE_BULK_SEED=<seed>.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { csvText, fromArrow, type Json } from './support/format-cells.js';
 import { isoDate } from './support/random-query.js';
-import { Rng, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
+import { FLOOR_DATE, Rng, dayOf, generateSnapshot, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { referenceAnswer, type RefAnswer, type RefParams } from './support/reference-model.js';
 
 const SEED = Number(process.env.PITCACHE_BULK_SEED ?? 39_039);
@@ -87,10 +88,11 @@ interface Envelope {
   metadata: { total_count: number; data_latest_date: string | null };
 }
 
-/** Follows the chain in all three formats; the first disagreement, or null. */
-async function checkChain(snap: GeneratedSnapshot, query: string, limit: number, exp: RefAnswer, rng: Rng): Promise<string | null> {
-  const names = snap.columns.map((c) => c.name);
-  const base = `/${snap.productId}/${snap.dataset}?${query}`;
+/** What a chain must serve: every row in order, the total, and (a data query's) data_latest_date. */
+type Expected = Pick<RefAnswer, 'rows' | 'totalCount'> & { readonly dataLatestDate?: string | null };
+
+/** Follows the chain of `base` (a path and its query) in all three formats, against `exp`; the first disagreement, or null. */
+async function checkChain(base: string, names: readonly string[], limit: number, exp: Expected, rng: Rng): Promise<string | null> {
   let cursor: string | null = null;
   let served = 0;
   for (let page = 0; ; page++) {
@@ -102,7 +104,8 @@ async function checkChain(snap: GeneratedSnapshot, query: string, limit: number,
     const env = (await jr.json()) as Envelope;
     const want = exp.rows.slice(served, served + limit);
     if (env.metadata.total_count !== exp.totalCount) return `${at}: total_count ${env.metadata.total_count}, expected ${exp.totalCount}`;
-    if (env.metadata.data_latest_date !== exp.dataLatestDate) return `${at}: data_latest_date ${env.metadata.data_latest_date}, expected ${exp.dataLatestDate}`;
+    if (exp.dataLatestDate !== undefined && env.metadata.data_latest_date !== exp.dataLatestDate)
+      return `${at}: data_latest_date ${env.metadata.data_latest_date}, expected ${exp.dataLatestDate}`;
     if (env.count !== want.length || env.has_more !== served + want.length < exp.totalCount) {
       return `${at}: count ${env.count}, has_more ${env.has_more}; expected ${want.length} of ${exp.totalCount} after ${served}`;
     }
@@ -151,9 +154,48 @@ describe.each(snaps.map((s) => [`${s.productId}/${s.dataset}`, s] as const))('bu
     for (const params of bulkQueries(rng, snap)) {
       const exp = referenceAnswer(snap, params, h.clock.now());
       const limit = Math.max(1, Math.ceil(exp.totalCount / PAGES) + rng.int(-3, 3));
-      const failure = await checkChain(snap, queryString(params, limit), limit, exp, rng);
+      const base = `/${snap.productId}/${snap.dataset}?${queryString(params, limit)}`;
+      const failure = await checkChain(
+        base,
+        snap.columns.map((c) => c.name),
+        limit,
+        exp,
+        rng,
+      );
       if (failure !== null) failures.push(`${JSON.stringify(params)} limit ${limit}: ${failure}`);
       rows += exp.totalCount;
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
+    expect(rows).toBeGreaterThan(10_000);
+  }, 300_000);
+
+  it('walk_forward over every series, and over a filter selecting many: every page equals each decision date asked as a query', async () => {
+    const rng = new Rng(snap.seed ^ 0x3939);
+    const column = Object.keys(snap.keyPools).find((k) => k !== 'tenor' && k !== 'hub')!;
+    const pool = snap.keyPools[column]!.filter((v) => v !== '');
+    const floorDay = dayOf(FLOOR_DATE[snap.productId]!);
+    const names = ['decision_date', ...snap.columns.map((c) => c.name), 'floor_applied'];
+    const failures: string[] = [];
+    let rows = 0;
+    const walks = [
+      // across the vintage floor, windows that overlap, a step that skips days, a window of the decision date alone
+      { from: floorDay - 3, to: floorDay + 3, step: 1, window: 3, filters: {} },
+      { from: snap.firstDay + 2, to: snap.lastDay + 1, step: 5, window: 7, filters: {} },
+      { from: snap.lastDay - 4, to: snap.lastDay, step: 2, window: 0, filters: {} },
+      { from: floorDay - 2, to: floorDay + 4, step: 1, window: 4, filters: { [column]: pool.slice(0, Math.ceil(pool.length / 3)).join(',') } },
+    ];
+    for (const w of walks) {
+      const expected: Array<Record<string, Json>> = [];
+      for (let d = w.from; d <= w.to; d += w.step) {
+        const p: RefParams = { latest: 'false', date_from: isoDate(d - w.window), date_to: isoDate(d), as_of: isoDate(d), filters: w.filters };
+        for (const row of referenceAnswer(snap, p, h.clock.now()).rows) expected.push({ decision_date: isoDate(d), ...row, floor_applied: d < floorDay });
+      }
+      const limit = Math.max(1, Math.ceil(expected.length / PAGES) + rng.int(-3, 3));
+      const f = Object.entries(w.filters).map(([k, v]) => `&${k}=${v.split(',').map(encodeURIComponent).join(',')}`);
+      const base = `/${snap.productId}/${snap.dataset}/walk_forward?decision_from=${isoDate(w.from)}&decision_to=${isoDate(w.to)}&step=${w.step}&window=${w.window}${f.join('')}&limit=${limit}`;
+      const failure = await checkChain(base, names, limit, { rows: expected, totalCount: expected.length }, rng);
+      if (failure !== null) failures.push(`${base}: ${failure}`);
+      rows += expected.length;
     }
     expect(failures, failures.join('\n\n')).toEqual([]);
     expect(rows).toBeGreaterThan(10_000);

@@ -1,8 +1,9 @@
 import type { BoolColumn, Date32Column } from '../store/column.js';
 import type { Table } from '../store/table.js';
 import { dayEndUs, US_PER_DAY } from '../time/instant.js';
+import { dayPosition } from '../store/date-order.js';
 import { KeyMerge, lowerBoundDate } from './key-merge.js';
-import type { Page, Resolvable, Resume } from './page-resolver.js';
+import { ORDER_MAX_SKIP, SWEEP_MAX_SERIES, type Page, type Resolvable, type Resume } from './page-resolver.js';
 import type { WalkForwardQuery } from './parse-walk-forward.js';
 import { selectSeries } from './select-series.js';
 
@@ -19,8 +20,10 @@ export interface WalkForwardPage extends Page {
  * decision date. For each decision date D the answer is the keys with a date in
  * [D - window, D] and a version visible at T = end of D, each with the version PIT-4 picks.
  *
- * - The keys of the matching series are merged into (date, series) order once; as D
- *   advances, keys enter a sliding window (a queue in that order) when D reaches their
+ * - The keys of the matching series are taken in (date, series) order once: a run of the
+ *   generation's date order (docs/decisions.md#date-order) when the series are many (every
+ *   series, or a filter selecting one in ORDER_MAX_SKIP or more, through a mask), else
+ *   merged from one run per series with a heap; as D advances, keys enter a sliding window (a queue in that order) when D reaches their
  *   date and leave when D - window passes it. So a decision's rows are the window's
  *   entries in order, with no search and no sort.
  * - Each window entry keeps the version chosen so far and the threshold at which the
@@ -36,6 +39,8 @@ export interface WalkForwardPage extends Page {
  */
 export class WalkForwardResolver {
   private series = new Int32Array(256);
+  /** per series: 1 when a filter selected it (keys read from the date order), cleared after */
+  private mask = new Uint8Array(256);
   private readonly merge = new KeyMerge();
   /** the sliding window: entries [head, tail) are keys in (date, series) order */
   private wKey = new Int32Array(1024);
@@ -47,7 +52,11 @@ export class WalkForwardResolver {
 
   resolve(gen: Resolvable, q: WalkForwardQuery, resume: Resume): WalkForwardPage {
     const table = gen.table;
-    if (this.series.length < table.seriesCount) this.series = new Int32Array(Math.max(table.seriesCount, this.series.length * 2));
+    if (this.series.length < table.seriesCount) {
+      const n = Math.max(table.seriesCount, this.series.length * 2);
+      this.series = new Int32Array(n);
+      this.mask = new Uint8Array(n);
+    }
     if (this.rows.length < q.limit) {
       this.rows = new Int32Array(q.limit);
       // A new Column object: writers compiled for the old one rebind (json-row-layout.ts).
@@ -63,12 +72,25 @@ export class WalkForwardResolver {
 
     const { keyDate, keySeries, seriesKeyStart } = table;
     const merge = this.merge;
-    merge.reset(keyDate, m);
-    for (let i = 0; i < m; i++) {
-      const s = this.series[i]!;
-      const lo = seriesKeyStart[s]!;
-      const end = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, lastDecision + 1);
-      merge.add(s, lowerBoundDate(keyDate, lo, end, d0 - q.window), end);
+    // Many series: their keys are a run of the date order [op, oe), a mask keeping the selected ones.
+    const ordered = m > SWEEP_MAX_SERIES && m * ORDER_MAX_SKIP >= table.seriesCount;
+    const o = ordered ? gen.dateOrder.get() : null;
+    const order = o?.keys ?? null;
+    const mask = ordered && m < table.seriesCount ? this.mask : null;
+    let op = 0;
+    let oe = 0;
+    if (o !== null) {
+      op = dayPosition(o, d0 - q.window);
+      oe = dayPosition(o, lastDecision + 1);
+      if (mask !== null) for (let i = 0; i < m; i++) mask[this.series[i]!] = 1;
+    } else {
+      merge.reset(keyDate, m);
+      for (let i = 0; i < m; i++) {
+        const s = this.series[i]!;
+        const lo = seriesKeyStart[s]!;
+        const end = lowerBoundDate(keyDate, lo, seriesKeyStart[s + 1]!, lastDecision + 1);
+        merge.add(s, lowerBoundDate(keyDate, lo, end, d0 - q.window), end);
+      }
     }
 
     const { rows } = this;
@@ -85,19 +107,30 @@ export class WalkForwardResolver {
       const oldest = d - q.window;
       const before = d < q.floorDay ? 1 : 0;
       while (head < tail && keyDate[this.wKey[head]!]! < oldest) head++;
-      while (!merge.empty && merge.peekDate() <= d) {
-        const k = merge.peek();
-        merge.pop();
-        if (keyDate[k]! < oldest) continue; // between two decisions' windows: in none
-        if (tail === this.wKey.length) {
-          this.makeRoom(head, tail);
-          tail -= head;
-          head = 0;
+      if (order !== null) {
+        for (; op < oe; op++) {
+          const k = order[op]!;
+          if (keyDate[k]! > d) break;
+          if (keyDate[k]! < oldest || (mask !== null && mask[keySeries[k]!] === 0)) continue;
+          if (tail === this.wKey.length) {
+            this.makeRoom(head, tail);
+            tail -= head;
+            head = 0;
+          }
+          this.enter(table, tail++, k);
         }
-        this.wKey[tail] = k;
-        this.wChosen[tail] = -1;
-        this.wNext[tail] = table.keyThr[k]!;
-        tail++;
+      } else {
+        while (!merge.empty && merge.peekDate() <= d) {
+          const k = merge.peek();
+          merge.pop();
+          if (keyDate[k]! < oldest) continue; // between two decisions' windows: in none
+          if (tail === this.wKey.length) {
+            this.makeRoom(head, tail);
+            tail -= head;
+            head = 0;
+          }
+          this.enter(table, tail++, k);
+        }
       }
       let i = head;
       if (j === firstJ && resume !== null) {
@@ -123,9 +156,17 @@ export class WalkForwardResolver {
       }
     }
 
+    if (mask !== null) for (let i = 0; i < m; i++) mask[this.series[i]!] = 0;
     let next: Page['next'] = null;
     if (count > 0 && offset + count < total) next = { lastDate: keyDate[lastKey]!, lastSeries: keySeries[lastKey]!, lastExtra: lastD, offset: offset + count };
     return { rows, count, total, next, decisionDate: this.decisionDate, floorApplied: this.floorApplied };
+  }
+
+  /** Key k enters the window at entry i, its version not chosen yet. */
+  private enter(table: Table, i: number, k: number): void {
+    this.wKey[i] = k;
+    this.wChosen[i] = -1;
+    this.wNext[i] = table.keyThr[k]!;
   }
 
   /** Entry i's version under T, moved forward to the last version whose threshold T reaches. */
