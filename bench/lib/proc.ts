@@ -65,6 +65,25 @@ export function readMemory(pid: number): MemoryReading | null {
 }
 
 /**
+ * CPU seconds (user + system, every thread) a process has used so far, from /proc/PID/stat;
+ * null when it is gone. On a shared VM a process's CPU per request moves far less than its
+ * requests per second, which count every other process's minutes too.
+ */
+export function readCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: Linux reports /proc times in 1/100 s on every architecture Node runs on here. */
+const CLOCK_TICKS = 100;
+
+/**
  * Ports freePort has handed out in this process. bind(0) may give a port again once it is
  * closed, and uWS listens with SO_REUSEPORT: two servers handed the same port would both
  * bind it and share its connections (a cluster run once saw API requests answered by a

@@ -3,12 +3,14 @@
  * once on the same data (one worker each, pinned to CPU 0), and wrk (on CPU 1) drives them
  * in turn, one slice each per round, alternately first, for every workload. This VM's speed
  * moves by up to 2x between minutes, so a change is judged by these paired ratios (B/A of
- * the rounds' requests, median of the rounds' p99 ratios), never by two separate runs.
+ * the rounds' requests, median of the rounds' p99 ratios), never by two separate runs. Each
+ * slice also reads the server's CPU seconds from /proc: CPU per request is the steadier
+ * figure when other processes share the cores (they take minutes, not a request's CPU).
  * The command is main.ts.
  */
 import { BENCH_API_KEY } from '../data/ensure-data.js';
 import { noDrainArgs } from '../lib/cli-flags.js';
-import { freePort, pinned, spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
+import { freePort, pinned, readCpuSeconds, spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
 import { serveArgv } from '../lib/server-argv.js';
 import { median } from '../lib/stats.js';
 import { runWrk, type WrkResult } from '../wrk/run-wrk.js';
@@ -35,6 +37,8 @@ export interface PairSide {
   readonly seconds: number;
   readonly p99Ms: number;
   readonly errors: number;
+  /** the server's CPU seconds (all threads) during the slice; NaN where /proc is missing */
+  readonly cpuSeconds: number;
 }
 
 export interface PairResult {
@@ -44,14 +48,34 @@ export interface PairResult {
   readonly ratio: number;
   /** the median of the rounds' B/A p99 ratios */
   readonly p99Ratio: number;
+  /** B's CPU seconds per request over A's, both summed over the rounds (below 1: B costs less) */
+  readonly cpuRatio: number;
+  /** each build's CPU microseconds per request over the rounds */
+  readonly cpuUsPerRequest: { readonly a: number; readonly b: number };
 }
 
-const side = (r: WrkResult): PairSide => ({ requests: r.requests, seconds: r.seconds, p99Ms: r.p99Ms, errors: r.errors });
+const side = (r: WrkResult, cpuSeconds: number): PairSide => ({ requests: r.requests, seconds: r.seconds, p99Ms: r.p99Ms, errors: r.errors, cpuSeconds });
 
-/** B/A of the rates summed over the rounds (a slow round weighs by its requests), and the median p99 ratio. */
-export function pairedRatios(rounds: ReadonlyArray<{ readonly a: PairSide; readonly b: PairSide }>): { ratio: number; p99Ratio: number } {
-  const rate = (k: 'a' | 'b'): number => rounds.reduce((s, r) => s + r[k].requests, 0) / rounds.reduce((s, r) => s + r[k].seconds, 0);
-  return { ratio: rate('b') / rate('a'), p99Ratio: median(rounds.map((r) => r.b.p99Ms / r.a.p99Ms)) };
+type Paired = Pick<PairResult, 'ratio' | 'p99Ratio' | 'cpuRatio' | 'cpuUsPerRequest'>;
+
+/** B/A of the rates summed over the rounds (a slow round weighs by its requests), the median p99 ratio, and B/A of CPU per request. */
+export function pairedRatios(rounds: ReadonlyArray<{ readonly a: PairSide; readonly b: PairSide }>): Paired {
+  const sum = (k: 'a' | 'b', f: 'requests' | 'seconds' | 'cpuSeconds'): number => rounds.reduce((s, r) => s + r[k][f], 0);
+  const rate = (k: 'a' | 'b'): number => sum(k, 'requests') / sum(k, 'seconds');
+  const cpu = (k: 'a' | 'b'): number => (sum(k, 'cpuSeconds') / sum(k, 'requests')) * 1e6;
+  return {
+    ratio: rate('b') / rate('a'),
+    p99Ratio: median(rounds.map((r) => r.b.p99Ms / r.a.p99Ms)),
+    cpuRatio: cpu('b') / cpu('a'),
+    cpuUsPerRequest: { a: cpu('a'), b: cpu('b') },
+  };
+}
+
+/** wrk's slice against one server, with the CPU that server spent during it. */
+async function measured(slice: () => Promise<WrkResult>, pid: number): Promise<PairSide> {
+  const before = readCpuSeconds(pid) ?? NaN;
+  const r = await slice();
+  return side(r, (readCpuSeconds(pid) ?? NaN) - before);
 }
 
 async function startServer(cli: string, dataDir: string, serveArgs: readonly string[]): Promise<{ server: Spawned; base: string }> {
@@ -86,12 +110,15 @@ export async function runPair(o: PairOptions): Promise<PairResult[]> {
         // alternately first: neither build always runs on the machine's later minute
         const first = r % 2 === 0 ? a : b;
         const second = first === a ? b : a;
-        const x = side(await wrk(first.base, pathsFile, o.durationSec));
-        const y = side(await wrk(second.base, pathsFile, o.durationSec));
+        const x = await measured(() => wrk(first.base, pathsFile, o.durationSec), first.server.pid);
+        const y = await measured(() => wrk(second.base, pathsFile, o.durationSec), second.server.pid);
         rounds.push(first === a ? { a: x, b: y } : { a: y, b: x });
       }
       const result = { workload, rounds, ...pairedRatios(rounds) };
-      log(`${workload}: B/A req/s ${result.ratio.toFixed(3)}, p99 ${result.p99Ratio.toFixed(3)} (${o.rounds} rounds of ${o.durationSec} s)`);
+      log(
+        `${workload}: B/A req/s ${result.ratio.toFixed(3)}, p99 ${result.p99Ratio.toFixed(3)}, CPU per request ${result.cpuRatio.toFixed(3)} ` +
+          `(${result.cpuUsPerRequest.a.toFixed(0)} -> ${result.cpuUsPerRequest.b.toFixed(0)} µs; ${o.rounds} rounds of ${o.durationSec} s)`,
+      );
       results.push(result);
     }
     return results;
