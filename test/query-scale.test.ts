@@ -8,50 +8,13 @@
  * (stale scratch must not leak into them), and versions visible exactly at `as_of` or
  * exactly at a decision date's end.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColumnSpec, SnapshotSpec } from '../src/snapshot/arrow-writer.js';
 import { startInProcessHarness, type Harness } from './support/harness.js';
-import { DAY_US, FLOOR_DATE, dayOf, type ColumnDef, type GeneratedSnapshot, type Row } from './support/random-snapshot.js';
+import { DAY_US, FLOOR_DATE, dayOf, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { referenceAnswer, type JsonValue, type RefParams } from './support/reference-model.js';
 import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
+import { HOUR_US, instant, pageChain, referenceWalk, sameRows, versionDataset as dataset, walkPath, type Version } from './support/version-dataset.js';
 
-const HOUR_US = 3_600_000_000;
-
-interface Version {
-  readonly key: string;
-  readonly day: number;
-  readonly effUs: number;
-  readonly obsUs: number;
-  readonly ingUs?: number;
-}
-
-/** A dataset of versions as the reference model reads it and as the server loads it (µs timestamps, one key column). */
-function dataset(productId: string, name: string, keyColumn: string, versions: readonly Version[]): GeneratedSnapshot {
-  const columns: ColumnDef[] = [
-    { name: 'date', type: 'date32' },
-    { name: 'str_effective_at', type: 'timestamp', unit: 'us' },
-    { name: 'str_observed_at', type: 'timestamp', unit: 'us' },
-    { name: 'str_ingested_at', type: 'timestamp', unit: 'us' },
-    { name: 'model_version', type: 'utf8' },
-    { name: keyColumn, type: 'utf8' },
-    { name: 'value', type: 'float64' },
-  ];
-  const rows: Row[] = versions.map((v, i) => ({
-    date: v.day,
-    str_effective_at: v.effUs,
-    str_observed_at: v.obsUs,
-    str_ingested_at: v.ingUs ?? v.obsUs,
-    model_version: '1.0',
-    [keyColumn]: v.key,
-    value: i,
-  }));
-  const spec: SnapshotSpec = { seriesKey: [keyColumn], columns: columns.map((c) => ({ ...c, values: rows.map((r) => r[c.name]) }) as unknown as ColumnSpec) };
-  return { productId, dataset: name, seed: 0, spec, columns, seriesKey: [keyColumn], rows, keyPools: {}, firstDay: 0, lastDay: 0, instantsUs: [] };
-}
-
-const iso = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
-const instant = (us: number): string => `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
 const zone = (i: number): string => `Z${String(i).padStart(3, '0')}`;
 
 /** pemi: 600 zones over four days, every fifth zone revised a day later, every seventh first published a day late, every eleventh tied. */
@@ -111,31 +74,8 @@ describe('resolvers past their first scratch sizes, against the reference model'
   });
   afterAll(() => h?.close());
 
-  /** Every row of a query through its cursor chain, checking count, has_more and total_count on each page. */
-  async function chain(path: string, limit: number): Promise<Array<Record<string, JsonValue>>> {
-    const got: Array<Record<string, JsonValue>> = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 1000; page++) {
-      const r = await h.get(`${path}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`);
-      expect(r.status, r.text?.slice(0, 300)).toBe(200);
-      got.push(...(r.body.data as Array<Record<string, JsonValue>>));
-      const total = r.body.metadata.total_count as number;
-      expect(r.body.count).toBe(Math.min(limit, total - (got.length - r.body.count)));
-      expect(r.body.has_more).toBe(got.length < total);
-      if (!r.body.has_more) {
-        expect(got.length).toBe(total);
-        return got;
-      }
-      cursor = encodeURIComponent(r.body.next_cursor as string);
-    }
-    throw new Error(`${path}: the chain did not end`);
-  }
-
-  function same(what: string, got: readonly unknown[], expected: readonly unknown[]): void {
-    expect(got.length, `${what}: rows`).toBe(expected.length);
-    const i = got.findIndex((row, n) => !isDeepStrictEqual(row, expected[n]));
-    expect(i, `${what}: first differing row ${JSON.stringify(got[i])} expected ${JSON.stringify(expected[i])}`).toBe(-1);
-  }
+  const chain = (path: string, limit: number) => pageChain(h, path, limit);
+  const same = sameRows;
 
   async function rowsLike(ds: GeneratedSnapshot, p: RefParams, limit = 10_000): Promise<number> {
     const q = Object.entries({ ...p, ...p.filters, filters: undefined }).filter(([, v]) => v !== undefined);
@@ -215,16 +155,9 @@ describe('resolvers past their first scratch sizes, against the reference model'
 
   it('walk-forward: windows of 1,800 keys (the window grows) and 60 days of a 120-key window (it compacts), against each decision date as a query', async () => {
     const walk = async (ds: GeneratedSnapshot, from: number, to: number, step: number, window: number, filters: Record<string, string>, limit: number) => {
-      const expected: Array<Record<string, JsonValue>> = [];
-      const floorDay = dayOf(FLOOR_DATE[ds.productId]!);
-      for (let d = from; d <= to; d += step) {
-        const p = { latest: 'false', date_from: iso(d - window), date_to: iso(d), as_of: iso(d), filters };
-        // floor_applied ends each row: the decision date is before the product's vintage floor (contract 16).
-        for (const row of referenceAnswer(ds, p, h.clock.now()).rows) expected.push({ decision_date: iso(d), ...row, floor_applied: d < floorDay });
-      }
-      const f = Object.entries(filters).map(([k, v]) => `&${k}=${v}`);
-      const path = `/${ds.productId}/${ds.dataset}/walk_forward?decision_from=${iso(from)}&decision_to=${iso(to)}&step=${step}&window=${window}${f.join('')}`;
-      same(path, await chain(path, limit), expected);
+      const w = { from, to, step, window, filters };
+      const expected = referenceWalk(ds, w, h.clock.now());
+      same(walkPath(ds, w), await chain(walkPath(ds, w), limit), expected);
       return expected.length;
     };
     // The 120-key window first: it compacts while the buffer has its first 1,024 entries (the wide one grows it for good).

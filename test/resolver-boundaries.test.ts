@@ -1,0 +1,169 @@
+/**
+ * The resolvers at the boundaries random snapshots rarely reach, against the reference model
+ * (support/reference-model.ts, reference-vintages.ts), every page through the cursor chain:
+ *
+ * - versions visible before their business date (a forecast observed days ahead): a
+ *   walk-forward counts and lists such a key only from its date on;
+ * - walk-forward grids whose step leaves keys between two decisions' windows (step >
+ *   window + 1), exactly touches them (step = window + 1), or overlaps them;
+ * - revisions whose thresholds fall back in physical order (a later version effective
+ *   before an earlier one's effective time), so the version PIT-4 picks changes more than once per key;
+ * - `latest` over a few hundred series whose last dates span more days than the resolver's
+ *   first per-day counts hold.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessHarness, type Harness } from './support/harness.js';
+import { DAY_US, dayOf, type GeneratedSnapshot } from './support/random-snapshot.js';
+import { referenceAnswer, type RefParams } from './support/reference-model.js';
+import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
+import { HOUR_US, instant, iso, pageChain, referenceWalk, sameRows, versionDataset, walkPath, type Version, type Walk } from './support/version-dataset.js';
+
+const DAY0 = dayOf('2026-04-01');
+const DAYS = 30;
+const COUNTRIES = 6;
+
+/** The versions of (country c, day d): the kind cycles with c + d, some days are missing. */
+function versionsOf(c: number, d: number): Version[] {
+  const day = DAY0 + d;
+  const key = `C${c}`;
+  const eff = day * DAY_US;
+  switch ((c + d) % 6) {
+    case 0: // a forecast: effective and observed two days before its date
+      return [{ key, day, effUs: eff - 2 * DAY_US + 15 * HOUR_US, obsUs: eff - 2 * DAY_US + 15 * HOUR_US }];
+    case 1: // first published two days late
+      return [{ key, day, effUs: eff, obsUs: eff + 2 * DAY_US + 3 * HOUR_US }];
+    case 2: // revised twice: the second revision is visible before the first (effective three days on)
+      return [
+        { key, day, effUs: eff, obsUs: eff + 9 * HOUR_US },
+        { key, day, effUs: eff + 3 * DAY_US, obsUs: eff + DAY_US + 10 * HOUR_US },
+        { key, day, effUs: eff, obsUs: eff + 2 * DAY_US + HOUR_US },
+      ];
+    case 3: // published at the last microsecond of its day
+      return [{ key, day, effUs: eff, obsUs: eff + DAY_US - 1 }];
+    case 4: // a forecast five days ahead, revised the day after its date
+      return [
+        { key, day, effUs: eff - 5 * DAY_US, obsUs: eff - 5 * DAY_US + HOUR_US },
+        { key, day, effUs: eff, obsUs: eff + DAY_US + 2 * HOUR_US },
+      ];
+    default:
+      return [{ key, day, effUs: eff, obsUs: eff + 9 * HOUR_US }];
+  }
+}
+
+const edges = versionDataset(
+  'gbsi_eu',
+  'system_stress',
+  'country',
+  Array.from({ length: COUNTRIES }, (_, c) => Array.from({ length: DAYS }, (_, d) => ((c * 7 + d) % 9 === 4 ? [] : versionsOf(c, d))).flat()).flat(),
+);
+
+/** pemi: 200 zones, zone i's last date 3i days after the first, so `latest` spans 598 days over 200 series. */
+const SPAN_FROM = dayOf('2024-06-01');
+const spread = versionDataset(
+  'pemi',
+  'grid_stress',
+  'bidding_zone',
+  Array.from({ length: 200 }, (_, i): Version[] => {
+    const key = `Z${String(i).padStart(3, '0')}`;
+    const day = SPAN_FROM + 3 * i;
+    return [
+      { key, day: day - 1, effUs: (day - 1) * DAY_US, obsUs: (day - 1) * DAY_US + HOUR_US },
+      { key, day, effUs: day * DAY_US, obsUs: day * DAY_US + HOUR_US },
+    ];
+  }).flat(),
+);
+
+describe('resolvers at their boundaries, against the reference model', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startInProcessHarness({ datasets: [edges, spread].map((d) => ({ productId: d.productId, dataset: d.dataset, spec: d.spec })) });
+  });
+  afterAll(() => h?.close());
+
+  /** The walk in one page and in pages of about a twelfth of it (cursors resume mid-decision). */
+  async function walk(w: Walk): Promise<number> {
+    const expected = referenceWalk(edges, w, h.clock.now());
+    for (const limit of [100_000, Math.max(1, Math.ceil(expected.length / 12))])
+      sameRows(`${walkPath(edges, w)} limit ${limit}`, await pageChain(h, walkPath(edges, w), limit), expected);
+    return expected.length;
+  }
+
+  it('walk-forward: keys visible before their date, between windows, at window edges, revisions whose thresholds fall back', async () => {
+    const grids: ReadonlyArray<[step: number, window: number]> = [
+      [1, 0],
+      [1, 2],
+      [2, 0], // step > window + 1: every other day's keys are in no window
+      [3, 1],
+      [5, 1],
+      [7, 2],
+      [4, 3], // step = window + 1: windows touch
+      [6, 0],
+      [1, 10],
+      [2, 5],
+    ];
+    let rows = 0;
+    for (const [step, window] of grids) {
+      for (const filters of [{}, { country: 'C1' }, { country: 'C0,C3,C5' }] as Array<Record<string, string>>) {
+        rows += await walk({ from: DAY0 - 6, to: DAY0 + DAYS + 4, step, window, filters });
+        rows += await walk({ from: DAY0 + 1, to: DAY0 + DAYS - 3, step, window, filters });
+      }
+    }
+    expect(rows).toBeGreaterThan(9000);
+    // A forecast's key is a row from its own date on, not from the day it became visible.
+    const forecastDay = DAY0 + 6; // C0's day 6 is a forecast, visible from its day 4
+    const dates = async (to: number) =>
+      (await pageChain(h, walkPath(edges, { from: forecastDay - 2, to, step: 1, window: 0, filters: { country: 'C0' } }), 100)).map((r) => r.date);
+    expect(await dates(forecastDay - 1)).not.toContain(iso(forecastDay));
+    expect(await dates(forecastDay)).toContain(iso(forecastDay));
+  });
+
+  it('vintages: forecasts, revisions visible out of order, with and without as_of, first releases, every page', async () => {
+    const cases: VintageParams[] = [];
+    for (const filters of [undefined, { country: 'C2' }, { country: 'C1,C4' }]) {
+      for (const as_of of [undefined, instant((DAY0 + 9) * DAY_US + 10 * HOUR_US), iso(DAY0 + 20), instant((DAY0 + 12) * DAY_US - 1)]) {
+        for (const release of [undefined, 'first'] as const) {
+          cases.push({
+            ...(filters === undefined ? {} : { filters }),
+            ...(as_of === undefined ? {} : { as_of }),
+            ...(release === undefined ? {} : { release }),
+          });
+          cases.push({
+            date_from: iso(DAY0 + 5),
+            date_to: iso(DAY0 + 17),
+            ...(filters === undefined ? {} : { filters }),
+            ...(as_of === undefined ? {} : { as_of }),
+          });
+        }
+      }
+    }
+    let rows = 0;
+    for (const p of cases) {
+      const q = [
+        ...Object.entries(p.filters ?? {}),
+        ...(['date_from', 'date_to', 'as_of', 'release'] as const).filter((k) => p[k] !== undefined).map((k) => [k, p[k]!]),
+      ];
+      const path = `/${edges.productId}/${edges.dataset}/vintages?${q.map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join('&')}`;
+      const expected = referenceVintages(edges, p);
+      for (const limit of [100_000, Math.max(1, Math.ceil(expected.length / 10)), 2])
+        sameRows(`${path} limit ${limit}`, await pageChain(h, path, limit), expected);
+      rows += expected.length;
+    }
+    expect(rows).toBeGreaterThan(2000);
+  });
+
+  it('latest over 200 series whose last dates span 598 days, then fewer: each in (date, series) order', async () => {
+    const rowsLike = async (ds: GeneratedSnapshot, p: RefParams, limit: number) => {
+      const q = Object.entries({ ...p, ...p.filters, filters: undefined }).filter(([, v]) => v !== undefined);
+      const path = `/${ds.productId}/${ds.dataset}?${q.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;
+      const expected = referenceAnswer(ds, p, h.clock.now()).rows;
+      sameRows(path, await pageChain(h, path, limit), expected);
+      return expected.length;
+    };
+    expect(await rowsLike(spread, { latest: 'true' }, 10_000)).toBe(200);
+    expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(200);
+    expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(101);
+    expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(151);
+    expect(await rowsLike(edges, { latest: 'true' }, 10_000)).toBe(COUNTRIES);
+    expect(await rowsLike(edges, { latest: 'true', as_of: iso(DAY0 + 10) }, 2)).toBe(COUNTRIES);
+  });
+});
