@@ -18,22 +18,26 @@ import type { ServingMetrics } from './serving-metrics.js';
 
 /** Everything one serving thread answers requests with: the same whether it is the only one (start.ts) or one of a pool (serving-worker.ts). */
 export interface ServingThread {
+  // what it answers from
   readonly registry: DatasetRegistry;
+  readonly supply: GenerationSupply;
+  readonly rowArena: RowArenaMemory | null;
+  // who may ask
   readonly keys: KeyRegistry;
   readonly limiter: RateLimiter;
+  /** the one failed-authentication table every serving thread counts in */
+  readonly authFailures: AuthFailureMemory;
+  // how it runs
   readonly clock: Clock;
   readonly log: Logger;
   readonly admin: AdminOps;
   /** the server's options, whole */
   readonly options: ServeOptions;
-  readonly rowArena: RowArenaMemory | null;
-  readonly metrics: ServingMetrics;
-  /** the one failed-authentication table every serving thread counts in */
-  readonly authFailures: AuthFailureMemory;
-  readonly supply: GenerationSupply;
-  readonly accessLog: AccessLog | null;
   /** options.port, or the one the pool picked for port 0 */
   readonly port: number;
+  // what it reports
+  readonly metrics: ServingMetrics;
+  readonly accessLog: AccessLog | null;
 }
 
 /** A serving thread's API handler, its metrics attached to it, listening through `transport` (uWS's listen, or a test's in-process one): the one set-up of a serving thread. */

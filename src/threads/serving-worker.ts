@@ -90,18 +90,18 @@ port.on('message', (m: ToServing) => {
       serveThread(
         {
           registry,
+          supply,
+          rowArena: m.rowArena,
           keys,
           limiter,
+          authFailures: m.authFailures,
           clock,
           log,
           admin,
           options,
-          rowArena: m.rowArena,
-          metrics,
-          authFailures: m.authFailures,
-          supply,
-          accessLog,
           port: m.port,
+          metrics,
+          accessLog,
         },
         listen,
       ).then(

@@ -200,18 +200,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     server = await serveThread(
       {
         registry,
+        supply: retained,
+        rowArena,
         keys,
         limiter,
+        authFailures,
         clock,
         log,
         admin,
         options,
-        rowArena,
-        metrics: serving!,
-        authFailures,
-        supply: retained,
-        accessLog: access,
         port: options.port,
+        metrics: serving!,
+        accessLog: access,
       },
       opts.transport ?? listen,
     );
