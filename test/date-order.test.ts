@@ -10,7 +10,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { BLOCK, buildDateOrder, countVisible, dayPosition, positionAfter, skipHidden } from '../src/store/date-order.js';
+import { buildSuffixMin, lastVisibleKey } from '../src/store/last-visible.js';
 import { DateOrderIndex } from '../src/query/date-order-index.js';
+import { LastVisibleIndex } from '../src/query/last-visible-index.js';
 import { PageResolver } from '../src/query/page-resolver.js';
 import { SeriesValueIndex } from '../src/query/series-value-index.js';
 import { parseQuery } from '../src/query/parse-query.js';
@@ -85,31 +87,77 @@ describe('date order against a naive build', () => {
   });
 });
 
+describe('per-series suffix minimum (latest) against a naive build', () => {
+  it('on random tables: every entry, and the last visible key of a series from any start under any T', () => {
+    const rng = new Rng(0x1a57);
+    for (let trial = 0; trial < 60; trial++) {
+      const { keyDate, keySeries, keyThr } = randomKeys(rng);
+      const n = keyDate.length;
+      const seriesCount = n === 0 ? 0 : keySeries[n - 1]! + 1;
+      const seriesKeyStart = new Int32Array(seriesCount + 1);
+      for (let k = 0; k < n; k++) seriesKeyStart[keySeries[k]! + 1] = k + 1;
+      for (let s = 0; s < seriesCount; s++) seriesKeyStart[s + 1] = Math.max(seriesKeyStart[s + 1]!, seriesKeyStart[s]!);
+      const suffix = buildSuffixMin(keyThr, seriesKeyStart, seriesCount);
+      const end = (k: number): number => seriesKeyStart[keySeries[k]! + 1]!;
+      const naive = Array.from({ length: n }, (_, k) => Math.min(...Array.from(keyThr.subarray(k, end(k)))));
+      expect(Array.from(suffix)).toEqual(naive);
+      const days = n === 0 ? [0, 0] : [Math.min(...keyDate), Math.max(...keyDate)];
+      for (let q = 0; q < 40 && n > 0; q++) {
+        const s = keySeries[rng.int(0, n - 1)]!;
+        const a = seriesKeyStart[s]!;
+        const e = seriesKeyStart[s + 1]!;
+        const lo = rng.int(a, e);
+        // thresholds themselves (a key visible exactly at T), just before them, and anywhere
+        const t = rng.pick([
+          keyThr[rng.int(a, e - 1)]!,
+          keyThr[rng.int(a, e - 1)]! - 1,
+          (rng.int(days[0]! - 2, days[1]! + 400) + rng.next()) * 86_400e6,
+          Infinity,
+        ]);
+        let naive = -1;
+        for (let k = lo; k < e; k++) if (keyThr[k]! <= t) naive = k;
+        expect(lastVisibleKey(suffix, lo, e, t)).toBe(naive);
+      }
+    }
+  });
+});
+
 const tableOf = (spec: SnapshotSpec): Table => buildTableFromArrow(readArrowSnapshot(buildArrowSnapshot(spec)), 0);
 
-describe('the date order goes with its generation', () => {
-  it('a resolver that read pages from a generation order keeps nothing of it once the generation is dropped', async () => {
+describe('the date order and the suffix minimum go with their generation', () => {
+  it('a resolver that read pages from a generation order and latest from its suffix minimum keeps nothing of them once the generation is dropped', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const snap = generateSnapshot(3939, 'wssi_us', 'demand_shock', { series: 200 });
     const product = findProduct('wssi_us')!;
     const resolver = new PageResolver();
     const query = parseQuery('latest=false&limit=50', product, 'demand_shock');
+    // as_of before most series' last key: latest looks further back in them
+    const instants = [...snap.instantsUs].sort((a, b) => a - b);
+    const early = new Date(instants[Math.floor(instants.length / 3)]! / 1000).toISOString();
+    const latest = parseQuery(`latest=true&as_of=${early}&limit=50`, product, 'demand_shock');
     let ref: WeakRef<object> | null = null;
+    let refLatest: WeakRef<object> | null = null;
     (() => {
       const table = tableOf(snap.spec);
-      const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table) };
+      const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table), lastVisible: new LastVisibleIndex(table) };
       expect(resolver.resolve(gen, query, null).count).toBe(50);
       expect(gen.dateOrder.byteSize).toBeGreaterThan(0);
       ref = new WeakRef(gen.dateOrder.get().keys);
+      expect(resolver.resolve(gen, latest, null).count).toBeGreaterThan(0);
+      expect(gen.lastVisible.byteSize).toBe(table.keyCount * 8);
+      refLatest = new WeakRef(gen.lastVisible.get());
     })();
     // Another generation answers next, as after a refresh.
     const other = tableOf(generateSnapshot(3940, 'wssi_us', 'demand_shock', { series: 20 }).spec);
-    resolver.resolve({ table: other, seriesIndex: new SeriesValueIndex(other), dateOrder: new DateOrderIndex(other) }, query, null);
-    for (let i = 0; i < 5 && ref!.deref() !== undefined; i++) {
+    const otherGen = { table: other, seriesIndex: new SeriesValueIndex(other), dateOrder: new DateOrderIndex(other), lastVisible: new LastVisibleIndex(other) };
+    resolver.resolve(otherGen, query, null);
+    resolver.resolve(otherGen, latest, null);
+    for (let i = 0; i < 5 && (ref!.deref() !== undefined || refLatest!.deref() !== undefined); i++) {
       await new Promise((r) => setTimeout(r, 10));
       gc();
     }
     expect(ref!.deref()).toBeUndefined();
+    expect(refLatest!.deref()).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import { findProduct } from '../../src/catalog/products.js';
 import { parseQuery } from '../../src/query/parse-query.js';
 import { PageResolver } from '../../src/query/page-resolver.js';
 import { DateOrderIndex } from '../../src/query/date-order-index.js';
+import { LastVisibleIndex } from '../../src/query/last-visible-index.js';
 import { SeriesValueIndex } from '../../src/query/series-value-index.js';
 import { ByteWriter } from '../../src/format/bytes/byte-writer.js';
 import { writeEnvelope, type EnvelopeMeta } from '../../src/format/json/envelope.js';
@@ -52,7 +53,7 @@ export async function runMicro(input: MicroInput): Promise<{ table: { rows: numb
   rowCache.register(1, table.columns);
   const renderer = new RowRenderer(table, rowCache.owners.ownerOf(table.columns, ROW_FORMAT_JSON));
   const resolver = new PageResolver();
-  const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table) };
+  const gen = { table, seriesIndex: new SeriesValueIndex(table), dateOrder: new DateOrderIndex(table), lastVisible: new LastVisibleIndex(table) };
   const resolvePage = (q: (typeof parsed)[string], resume: null) => resolver.resolve(gen, q, resume);
   const out = new ByteWriter(256 * 1024);
   const raw = (q: BenchQuery): string => toPath(q).split('?')[1] ?? '';

@@ -1,5 +1,6 @@
 import type { OutputColumn } from '../format/page-view.js';
 import { DateOrderIndex } from '../query/date-order-index.js';
+import { LastVisibleIndex } from '../query/last-visible-index.js';
 import { SeriesValueIndex } from '../query/series-value-index.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { Table } from '../store/table.js';
@@ -23,6 +24,8 @@ export interface Generation {
   readonly seriesIndex: SeriesValueIndex;
   /** the keys in (date, series) order, built on first use by an answer over many series (page-resolver.ts) */
   readonly dateOrder: DateOrderIndex;
+  /** per key, the least threshold of it and its series' later keys, built on first use by a latest answer over many series (page-resolver.ts) */
+  readonly lastVisible: LastVisibleIndex;
   /**
    * Every stored column at its row, in schema order: the default output layout. One array
    * per generation, so a writer finds its compiled layout by identity.
@@ -65,6 +68,7 @@ export function makeGeneration(p: GenerationParts): Generation {
     table: p.table,
     seriesIndex: new SeriesValueIndex(p.table),
     dateOrder: new DateOrderIndex(p.table),
+    lastVisible: new LastVisibleIndex(p.table),
     outputColumns: p.table.columns.map((column) => ({ column, at: 'row' })),
     loadedAtMs: p.loadedAtMs,
     loadMs: p.loadMs,

@@ -4,6 +4,8 @@ import type { CursorState } from './cursor.js';
 import type { Query } from './query.js';
 import { KeyMerge, lowerBoundDate } from './key-merge.js';
 import type { DateOrderIndex } from './date-order-index.js';
+import { lastVisibleKey } from '../store/last-visible.js';
+import type { LastVisibleIndex } from './last-visible-index.js';
 import { countOrdered, orderedRange, readOrdered, type OrderedRange } from './ordered-range.js';
 import { selectSeries } from './select-series.js';
 import type { SeriesValueIndex } from './series-value-index.js';
@@ -40,6 +42,7 @@ export interface Resolvable {
   readonly table: Table;
   readonly seriesIndex: SeriesValueIndex;
   readonly dateOrder: DateOrderIndex;
+  readonly lastVisible: LastVisibleIndex;
 }
 
 /**
@@ -83,7 +86,7 @@ export class PageResolver {
     // Every series, every row: a run of the date order (the filtered case decides in rangePage).
     if (!q.latest && q.filters.length === 0) return this.orderedPage(gen, q, t, 0, resume);
     const m = selectSeries(table, gen.seriesIndex, q.filters, this.series);
-    return q.latest ? this.latestPage(table, q, t, m, resume) : this.rangePage(gen, q, t, m, resume);
+    return q.latest ? this.latestPage(gen, q, t, m, resume) : this.rangePage(gen, q, t, m, resume);
   }
 
   private ensure(limit: number, series: number): void {
@@ -103,13 +106,17 @@ export class PageResolver {
   /**
    * latest: per series, the greatest date (<= date_to) with a visible version; then (date,
    * series) order. A series' last key in range is usually visible (T is recent), which one
-   * comparison confirms; otherwise the min-tree finds the last visible one. The series found
+   * comparison confirms; otherwise, over many series, one binary search of the generation's
+   * per-series suffix minimum (store/last-visible.ts) finds the last visible one, and over
+   * a few, or before a date_to that cuts the series short, the min-tree does. The series found
    * are ordered by counting their dates when those span few days (they end together), else
    * by sorting.
    */
-  private latestPage(table: Table, q: Query, t: number, m: number, resume: Resume): Page {
+  private latestPage(gen: Resolvable, q: Query, t: number, m: number, resume: Resume): Page {
+    const table = gen.table;
     const { keyDate, keyThr, seriesKeyStart, keyThrTree } = table;
     const { series, keys, ordered, rows } = this;
+    let suffix: Float64Array | null = null;
     let found = 0;
     let minD = 2147483647;
     let maxD = -2147483648;
@@ -118,7 +125,15 @@ export class PageResolver {
       const lo = seriesKeyStart[s]!;
       const end = seriesKeyStart[s + 1]!;
       const hi = q.dateTo === null ? end : lowerBoundDate(keyDate, lo, end, q.dateTo + 1);
-      const k = hi > lo && keyThr[hi - 1]! <= t ? hi - 1 : keyThrTree.rightmostAtMost(lo, hi - 1, t);
+      let k = hi - 1;
+      if (hi <= lo || keyThr[k]! > t) {
+        if (m > SWEEP_MAX_SERIES) {
+          suffix ??= gen.lastVisible.get();
+          k = lastVisibleKey(suffix, lo, end, t);
+          // past date_to: the last visible key before it is further back
+          if (k >= hi) k = keyThrTree.rightmostAtMost(lo, hi - 1, t);
+        } else k = keyThrTree.rightmostAtMost(lo, hi - 1, t);
+      }
       if (k < 0) continue;
       keys[s] = k;
       ordered[found++] = s;
