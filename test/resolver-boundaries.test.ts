@@ -27,7 +27,7 @@ function versionsOf(c: number, d: number): Version[] {
   const day = DAY0 + d;
   const key = `C${c}`;
   const eff = day * DAY_US;
-  switch ((c + d) % 6) {
+  switch ((c + d) % 7) {
     case 0: // a forecast: effective and observed two days before its date
       return [{ key, day, effUs: eff - 2 * DAY_US + 15 * HOUR_US, obsUs: eff - 2 * DAY_US + 15 * HOUR_US }];
     case 1: // first published two days late
@@ -45,6 +45,8 @@ function versionsOf(c: number, d: number): Version[] {
         { key, day, effUs: eff - 5 * DAY_US, obsUs: eff - 5 * DAY_US + HOUR_US },
         { key, day, effUs: eff, obsUs: eff + DAY_US + 2 * HOUR_US },
       ];
+    case 5: // effective at the midnight two days after its date, observed before it: visible from exactly that instant
+      return [{ key, day, effUs: eff + 2 * DAY_US, obsUs: eff - 4 * HOUR_US }];
     default:
       return [{ key, day, effUs: eff, obsUs: eff + 9 * HOUR_US }];
   }
@@ -57,13 +59,17 @@ const edges = versionDataset(
   Array.from({ length: COUNTRIES }, (_, c) => Array.from({ length: DAYS }, (_, d) => ((c * 7 + d) % 9 === 4 ? [] : versionsOf(c, d))).flat()).flat(),
 );
 
-/** pemi: 200 zones, zone i's last date 3i days after the first, so `latest` spans 598 days over 200 series. */
+/**
+ * pemi: 200 zones, zone i's last date 3i days after the first, so `latest` spans 598 days
+ * over 200 series; and zone LONG, 1,200 daily keys before them all (walk-forward windows
+ * of more keys than the first window buffer holds, and a narrow window sliding over
+ * more keys than it: the buffer grows, and compacts).
+ */
 const SPAN_FROM = dayOf('2024-06-01');
-const spread = versionDataset(
-  'pemi',
-  'grid_stress',
-  'bidding_zone',
-  Array.from({ length: 200 }, (_, i): Version[] => {
+const LONG_TO = SPAN_FROM - 2;
+const LONG_FROM = LONG_TO - 1199;
+const spread = versionDataset('pemi', 'grid_stress', 'bidding_zone', [
+  ...Array.from({ length: 200 }, (_, i): Version[] => {
     const key = `Z${String(i).padStart(3, '0')}`;
     const day = SPAN_FROM + 3 * i;
     return [
@@ -71,7 +77,13 @@ const spread = versionDataset(
       { key, day, effUs: day * DAY_US, obsUs: day * DAY_US + HOUR_US },
     ];
   }).flat(),
-);
+  ...Array.from({ length: 1200 }, (_, i): Version => ({
+    key: 'LONG',
+    day: LONG_FROM + i,
+    effUs: (LONG_FROM + i) * DAY_US,
+    obsUs: (LONG_FROM + i) * DAY_US + 9 * HOUR_US,
+  })),
+]);
 
 describe('resolvers at their boundaries, against the reference model', () => {
   let h: Harness;
@@ -108,13 +120,26 @@ describe('resolvers at their boundaries, against the reference model', () => {
         rows += await walk({ from: DAY0 + 1, to: DAY0 + DAYS - 3, step, window, filters });
       }
     }
-    expect(rows).toBeGreaterThan(9000);
+    expect(rows).toBeGreaterThan(8000);
     // A forecast's key is a row from its own date on, not from the day it became visible.
-    const forecastDay = DAY0 + 6; // C0's day 6 is a forecast, visible from its day 4
+    const forecastDay = DAY0 + 7; // C0's day 7 is a forecast, visible from its day 5
     const dates = async (to: number) =>
       (await pageChain(h, walkPath(edges, { from: forecastDay - 2, to, step: 1, window: 0, filters: { country: 'C0' } }), 100)).map((r) => r.date);
     expect(await dates(forecastDay - 1)).not.toContain(iso(forecastDay));
     expect(await dates(forecastDay)).toContain(iso(forecastDay));
+  });
+
+  it('walk-forward: a window of 60 keys sliding over 1,200 (the window buffer compacts), windows of 1,101 keys (it grows)', async () => {
+    const long = { bidding_zone: 'LONG' };
+    const cases: Walk[] = [
+      { from: LONG_FROM + 50, to: LONG_TO + 3, step: 7, window: 60, filters: long },
+      { from: LONG_TO - 5, to: LONG_TO, step: 1, window: 1100, filters: long },
+    ];
+    for (const w of cases) {
+      const expected = referenceWalk(spread, w, h.clock.now());
+      expect(expected.length).toBeGreaterThan(5000);
+      for (const limit of [100_000, 997]) sameRows(`${walkPath(spread, w)} limit ${limit}`, await pageChain(h, walkPath(spread, w), limit), expected);
+    }
   });
 
   it('vintages: forecasts, revisions visible out of order, with and without as_of, first releases, every page', async () => {
@@ -151,7 +176,7 @@ describe('resolvers at their boundaries, against the reference model', () => {
     expect(rows).toBeGreaterThan(2000);
   });
 
-  it('latest over 200 series whose last dates span 598 days, then fewer: each in (date, series) order', async () => {
+  it('latest over 201 series whose last dates span 600 days, then fewer: each in (date, series) order', async () => {
     const rowsLike = async (ds: GeneratedSnapshot, p: RefParams, limit: number) => {
       const q = Object.entries({ ...p, ...p.filters, filters: undefined }).filter(([, v]) => v !== undefined);
       const path = `/${ds.productId}/${ds.dataset}?${q.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;
@@ -159,10 +184,10 @@ describe('resolvers at their boundaries, against the reference model', () => {
       sameRows(path, await pageChain(h, path, limit), expected);
       return expected.length;
     };
-    expect(await rowsLike(spread, { latest: 'true' }, 10_000)).toBe(200);
-    expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(200);
-    expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(101);
-    expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(151);
+    expect(await rowsLike(spread, { latest: 'true' }, 10_000)).toBe(201);
+    expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(201);
+    expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(102);
+    expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(152);
     expect(await rowsLike(edges, { latest: 'true' }, 10_000)).toBe(COUNTRIES);
     expect(await rowsLike(edges, { latest: 'true', as_of: iso(DAY0 + 10) }, 2)).toBe(COUNTRIES);
   });
