@@ -38,8 +38,11 @@ function versionsOf(c: number, d: number): Version[] {
         { key, day, effUs: eff + 3 * DAY_US, obsUs: eff + DAY_US + 10 * HOUR_US },
         { key, day, effUs: eff, obsUs: eff + 2 * DAY_US + HOUR_US },
       ];
-    case 3: // published at the last microsecond of its day
-      return [{ key, day, effUs: eff, obsUs: eff + DAY_US - 1 }];
+    case 3: // published at the last microsecond of its day, revised at the last microsecond of the next
+      return [
+        { key, day, effUs: eff, obsUs: eff + DAY_US - 1 },
+        { key, day, effUs: eff, obsUs: eff + 2 * DAY_US - 1 },
+      ];
     case 4: // a forecast five days ahead, revised the day after its date
       return [
         { key, day, effUs: eff - 5 * DAY_US, obsUs: eff - 5 * DAY_US + HOUR_US },
