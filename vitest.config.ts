@@ -18,6 +18,10 @@ export default defineConfig({
       },
     },
     testTimeout: 30_000,
+    // expect.poll waits for what a page or server shows next; its default second is a bound a
+    // loaded 2-core machine overruns (a browser page drawing while the suite runs beside it).
+    // A poll returns as soon as it holds, so a long bound costs only a failing test its time.
+    expect: { poll: { timeout: 20_000 } },
     hookTimeout: 60_000,
   },
 });
