@@ -88,7 +88,7 @@ describe('date order against a naive build', () => {
 });
 
 describe('per-series suffix minimum (latest) against a naive build', () => {
-  it('on random tables: every entry, and the last visible key of a series from any start under any T', () => {
+  it('on random tables: every entry, the last visible key of a series from any start under any T, and the bytes both indexes take', () => {
     const rng = new Rng(0x1a57);
     for (let trial = 0; trial < 60; trial++) {
       const { keyDate, keySeries, keyThr } = randomKeys(rng);
@@ -98,6 +98,11 @@ describe('per-series suffix minimum (latest) against a naive build', () => {
       for (let k = 0; k < n; k++) seriesKeyStart[keySeries[k]! + 1] = k + 1;
       for (let s = 0; s < seriesCount; s++) seriesKeyStart[s + 1] = Math.max(seriesKeyStart[s + 1]!, seriesKeyStart[s]!);
       const suffix = buildSuffixMin(keyThr, seriesKeyStart, seriesCount);
+      // What a generation counts for its indexes before building them (generation-memory.ts) is what they take built.
+      const o = buildDateOrder(keyDate, keyThr);
+      const built = o.keys.byteLength + o.dayStart.byteLength + o.blockMin.byteLength + o.blockMax.byteLength;
+      expect(DateOrderIndex.plannedBytes({ keyCount: n, keyDate, seriesCount, seriesKeyStart })).toBe(built);
+      expect(LastVisibleIndex.plannedBytes({ keyCount: n })).toBe(suffix.byteLength);
       const end = (k: number): number => seriesKeyStart[keySeries[k]! + 1]!;
       const naive = Array.from({ length: n }, (_, k) => Math.min(...Array.from(keyThr.subarray(k, end(k)))));
       expect(Array.from(suffix)).toEqual(naive);
@@ -145,7 +150,8 @@ describe('the date order and the suffix minimum go with their generation', () =>
       expect(gen.dateOrder.byteSize).toBeGreaterThan(0);
       ref = new WeakRef(gen.dateOrder.get().keys);
       expect(resolver.resolve(gen, latest, null).count).toBeGreaterThan(0);
-      expect(gen.lastVisible.byteSize).toBe(table.keyCount * 8);
+      expect(gen.lastVisible.byteSize).toBe(LastVisibleIndex.plannedBytes(table));
+      expect(gen.dateOrder.byteSize).toBe(DateOrderIndex.plannedBytes(table));
       refLatest = new WeakRef(gen.lastVisible.get());
     })();
     // Another generation answers next, as after a refresh.

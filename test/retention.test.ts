@@ -79,9 +79,9 @@ async function next(s: Served, d: Name, first: Reply): Promise<Reply> {
   return r;
 }
 
-/** Bytes of one generation of these datasets, as the server counts them. */
-async function generationBytes(): Promise<number> {
-  const w = await start({ clock: new ManualClock(T0) }, ['system_stress']);
+/** Bytes of one generation of these datasets, as a server of `workers` serving threads counts them. */
+async function generationBytes(workers = 1): Promise<number> {
+  const w = await start({ clock: new ManualClock(T0), workers, ...(workers > 1 ? { build: 'worker' } : {}) }, ['system_stress']);
   const r = await request(w.s.url, '/admin/status', ADMIN_KEY);
   const bytes = (r.body.datasets as Array<{ dataset: string; bytes: number }>).find((d) => d.dataset === 'gbsi_us/system_stress')!.bytes;
   expect(bytes).toBeGreaterThan(0);
@@ -94,7 +94,7 @@ async function generationBytes(): Promise<number> {
 for (const workers of [1, 2]) {
   describe(`one budget across datasets (${workers} serving thread${workers === 1 ? '' : 's'})`, () => {
     it('three datasets superseded under a budget that fits two: the least recently used goes, on every thread, and its cursor reloads it', async () => {
-      const bytes = await generationBytes();
+      const bytes = await generationBytes(workers);
       const clock = new ManualClock(T0);
       const { s, source } = await start({
         clock,
@@ -139,6 +139,57 @@ for (const workers of [1, 2]) {
       // ...and joins the budget as the most recent: storage_surprise#1 (least recently used) goes.
       expect(await held(s)).toEqual(['gbsi_us/balance_momentum#1', 'gbsi_us/system_stress#1']);
     }, 60_000);
+  });
+}
+
+/** One generation of these datasets: 4 zones x 3 dates, one key each. */
+const KEYS = 12;
+const DAYS = 3;
+/** What one serving thread's bulk indexes of it take once built: the date order (4 bytes a key, a day's start, 16 bytes a block of 128 keys) and the suffix minimum (8 bytes a key). */
+const INDEX_BYTES_PER_THREAD = KEYS * 4 + (DAYS + 1) * 4 + Math.ceil(KEYS / 128) * 16 + KEYS * 8;
+
+for (const workers of [1, 2]) {
+  describe(`the bulk indexes count in a generation's bytes (${workers} serving thread${workers === 1 ? '' : 's'})`, () => {
+    const opts = (bytes: number) => ({
+      clock: new ManualClock(T0),
+      workers,
+      retainMemory: { kind: 'bytes', bytes } as const,
+      ...(workers > 1 ? { build: 'worker' as const } : {}),
+    });
+
+    it('/admin/status and /metrics show them, once per serving thread, before any bulk answer built them', async () => {
+      const { s } = await start(opts(2 ** 30), ['system_stress']);
+      const ds = await s.status('gbsi_us/system_stress');
+      expect(ds['index_bytes']).toBe(workers * INDEX_BYTES_PER_THREAD);
+      expect(ds['table_bytes']).toBeGreaterThan(0);
+      expect(ds['bytes']).toBe(ds['table_bytes'] + ds['index_bytes']);
+      // Built by an answer over every series: the same count (it was counted as built).
+      expect((await s.get('/gbsi_us/system_stress?latest=false&limit=5')).status).toBe(200);
+      expect(await s.status('gbsi_us/system_stress')).toMatchObject({ bytes: ds['bytes'], index_bytes: ds['index_bytes'] });
+      const text = (await request(s.url, '/metrics', ADMIN_KEY)).text;
+      const value = (name: string): number => Number(new RegExp(`^${name}\\{dataset="gbsi_us/system_stress"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('pitcache_dataset_index_bytes')).toBe(ds['index_bytes']);
+      expect(value('pitcache_dataset_bytes')).toBe(ds['bytes']);
+    });
+
+    it('--retain-memory holds a superseded generation to its table and its indexes: one byte short of both, it is released', async () => {
+      const bytes = await generationBytes(workers);
+      for (const [budget, kept] of [
+        [bytes, ['gbsi_us/system_stress#1']],
+        [bytes - 1, []],
+      ] as const) {
+        const { s, source } = await start(opts(budget), ['system_stress']);
+        const table = (await s.status('gbsi_us/system_stress'))['table_bytes'] as number;
+        expect(budget).toBeGreaterThan(table);
+        await publish(source, 'system_stress', 2);
+        expect((await s.refresh()).status).toBe(200);
+        expect(await held(s)).toEqual(kept);
+        expect((await retention(s)).held_bytes).toBe(kept.length * bytes);
+        await s.close();
+        await rm(world!.dir, { recursive: true, force: true });
+        world = null;
+      }
+    }, 120_000);
   });
 }
 

@@ -1,4 +1,6 @@
 import type { DatasetRegistry } from '../generations/dataset-registry.js';
+import type { Generation } from '../generations/generation.js';
+import type { GenerationBytes } from '../generations/generation-memory.js';
 import type { RetainedGenerations } from '../generations/retained-generations.js';
 import type { CheckReport, SnapshotLoader } from '../generations/snapshot-loader.js';
 
@@ -18,8 +20,10 @@ export function createAdminOps(
   loader: SnapshotLoader,
   metricsText: () => Promise<string>,
   /** the memory budget's view; null = no retention block in /admin/status */
-  retained: Pick<RetainedGenerations, 'stats'> | null = null,
+  retained: Pick<RetainedGenerations, 'stats' | 'bytesOf'> | null = null,
 ): AdminOps {
+  // Without a budget (a bench's server): the table alone.
+  const bytesOf = (g: Generation): GenerationBytes => retained?.bytesOf(g) ?? { table: g.table.byteSize, indexes: 0, total: g.table.byteSize };
   return {
     async metrics() {
       return Buffer.from(await metricsText());
@@ -60,6 +64,7 @@ export function createAdminOps(
                 },
           datasets: registry.slots.map((s) => {
             const g = s.current;
+            const bytes = g === null ? null : bytesOf(g);
             return {
               dataset: s.id,
               state: s.state,
@@ -67,7 +72,10 @@ export function createAdminOps(
               rows: g?.table.rows ?? null,
               keys: g?.table.keyCount ?? null,
               series: g?.table.seriesCount ?? null,
-              bytes: g?.table.byteSize ?? null,
+              // what the generation counts for in the budget: its table, and its bulk indexes on every serving thread
+              bytes: bytes?.total ?? null,
+              table_bytes: bytes?.table ?? null,
+              index_bytes: bytes?.indexes ?? null,
               // a generation of many parts has no one sha256 (contract 14): each part has its own
               sha256: g?.manifest.format === 'pitcache-snapshot/1' ? g.manifest.sha256 : null,
               created_at: g?.manifest.created_at ?? null,

@@ -2,6 +2,8 @@ import { Registry, type Metric } from 'prom-client';
 import { OPS_ERROR_CODES, type OpsErrorCode } from '../ops-errors.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
+import type { Generation } from './generation.js';
+import type { GenerationBytes } from './generation-memory.js';
 import type { RetentionStats } from './retained-generations.js';
 import type { CheckListener } from './snapshot-loader.js';
 import { counter, gauge, type CustomMetric, type Sample } from '../metrics/custom-metric.js';
@@ -22,6 +24,8 @@ export class DatasetMetrics implements CheckListener {
     private readonly datasets: DatasetRegistry,
     /** the superseded generations kept under the memory budget; absent = no such gauges */
     private readonly retention?: () => RetentionStats,
+    /** what a generation counts for (retained-generations.ts); absent: its table alone */
+    private readonly bytesOf: (g: Generation) => GenerationBytes = (g) => ({ table: g.table.byteSize, indexes: 0, total: g.table.byteSize }),
   ) {}
 
   private of(slot: DatasetSlot): { lastSuccessMs: number; readonly errors: Float64Array } {
@@ -86,8 +90,13 @@ export class DatasetMetrics implements CheckListener {
       ),
       gauge(
         'pitcache_dataset_bytes',
-        'Bytes of memory held by the generation in service per dataset.',
-        perGeneration((g) => g.table.byteSize),
+        'Bytes of memory the generation in service counts for per dataset (in the --retain-memory budget once superseded): its table, and the indexes of bulk answers on every serving thread.',
+        perGeneration((g) => this.bytesOf(g).total),
+      ),
+      gauge(
+        'pitcache_dataset_index_bytes',
+        'Of pitcache_dataset_bytes: the indexes of bulk answers (the (date, series) order and the per-series suffix minimum), as every serving thread holds them once built.',
+        perGeneration((g) => this.bytesOf(g).indexes),
       ),
       gauge(
         'pitcache_dataset_load_duration_seconds',

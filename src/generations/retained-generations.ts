@@ -4,6 +4,7 @@ import type { Timers } from '../time/timers.js';
 import type { CatalogChange, DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
 import type { Generation } from './generation.js';
+import { GenerationMemory, type GenerationBytes } from './generation-memory.js';
 import type { GenerationHistory } from './generation-history.js';
 import type { GenerationReaper } from './generation-reaper.js';
 import type { GenerationSupply } from './generation-supply.js';
@@ -26,6 +27,8 @@ export interface RetainedOptions {
   readonly listener?: RetainedListener;
   /** frees this thread's hold on what is released (generation-reaper.ts) */
   readonly reaper?: GenerationReaper;
+  /** what a generation counts for (its table and its serving threads' bulk indexes); default: one serving thread */
+  readonly memory?: GenerationMemory;
 }
 
 /** What /admin/status and /metrics show of the retained generations. */
@@ -53,11 +56,19 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
   private readonly live = new Map<DatasetSlot, Generation | null>();
   private timer: unknown = null;
   private stopped = false;
+  private readonly memory: GenerationMemory;
 
   constructor(
     private readonly o: RetainedOptions,
     private readonly idleMs: number,
-  ) {}
+  ) {
+    this.memory = o.memory ?? new GenerationMemory(1);
+  }
+
+  /** The bytes a generation counts for in the budget, /admin/status and /metrics. */
+  bytesOf(g: Generation): GenerationBytes {
+    return this.memory.of(g);
+  }
 
   slotChecked(slot: DatasetSlot): void {
     const now = slot.current;
@@ -69,7 +80,7 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     // largest live generation), then the superseded one is retired into it.
     const released = this.followLive();
     if (before !== null && now !== null && before.number !== now.number) {
-      released.push(...this.o.budget.retire(slot.id, before.number, before.table.byteSize, this.o.clock.now()));
+      released.push(...this.o.budget.retire(slot.id, before.number, this.bytesOf(before).total, this.o.clock.now()));
     }
     this.apply(released);
   }
@@ -96,7 +107,7 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     let liveBytes = 0;
     let largest = 0;
     for (const g of this.live.values()) {
-      const bytes = g?.table.byteSize ?? 0;
+      const bytes = g === null ? 0 : this.bytesOf(g).total;
       liveBytes += bytes;
       largest = Math.max(largest, bytes);
     }
@@ -115,9 +126,9 @@ export class RetainedGenerations implements SlotObserver, GenerationSupply {
     if (again !== null) return again;
     slot.adopt(g);
     this.o.listener?.adopted(slot, g);
-    this.o.log.info('generation loaded from history', { dataset: slot.id, generation: number, bytes: g.table.byteSize, load_ms: Math.round(g.loadMs) });
+    this.o.log.info('generation loaded from history', { dataset: slot.id, generation: number, bytes: this.bytesOf(g).total, load_ms: Math.round(g.loadMs) });
     // Over budget it goes at once; the request asking for it still holds it to the end.
-    this.apply(this.o.budget.retire(slot.id, number, g.table.byteSize, this.o.clock.now()));
+    this.apply(this.o.budget.retire(slot.id, number, this.bytesOf(g).total, this.o.clock.now()));
     return g;
   }
 

@@ -11,6 +11,7 @@ import { AccessLog } from '../log/access-log.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { prometheusText, type MetricsSnapshot } from '../metrics/aggregate.js';
 import { DatasetMetrics } from '../generations/dataset-metrics.js';
+import { GenerationMemory } from '../generations/generation-memory.js';
 import { listenMetrics } from '../metrics/metrics-server.js';
 import { allocateRowArena } from '../format/arenas/row-arena.js';
 import { DEFAULT_ROW_ADMISSION, type RowAdmission } from '../format/arenas/row-doorkeeper.js';
@@ -135,11 +136,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       timers,
       log,
       reaper,
+      // each serving thread builds its own bulk indexes (one thread when there is no pool)
+      memory: new GenerationMemory(pool === null ? 1 : options.workers),
       ...(pool === null ? {} : { listener: pool }),
     },
     options.cursorIdleMs,
   );
-  const datasetMetrics = new DatasetMetrics(registry, () => retained.stats());
+  const datasetMetrics = new DatasetMetrics(
+    registry,
+    () => retained.stats(),
+    (g) => retained.bytesOf(g),
+  );
   const loader = new SnapshotLoader({
     // The threads get a new generation before the budget tells them to release the old one.
     observer: pool === null ? retained : bothObservers(pool, retained),
