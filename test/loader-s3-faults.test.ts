@@ -18,9 +18,26 @@ import { TcpFaultProxy } from './support/tcp-fault-proxy.js';
  * source drops a connection after every failed attempt, so none is reused.
  */
 
-const STALL_MS = 300;
-/** the stall time of the tests that let it pass on injected timers */
-const MANUAL_STALL_MS = 30_000;
+/**
+ * The stall time. The stall tests let it pass on injected timers; every other test's source
+ * holds its watchdog's timer and never fires it (noStallTimers), so no outcome here is a
+ * stall that a loaded machine set off (a real 300 ms watchdog made a slow s3rver count as a
+ * failed attempt under `npm test`). Long, so that the SDK's own socket timeouts (real, a
+ * multiple of it) are only a bound on a broken test, never reached by a slow one.
+ */
+const STALL_MS = 30_000;
+/** the watchdog's timer as noStallTimers holds it */
+const HELD = Symbol('held stall watchdog');
+/**
+ * Real timers for the retry backoff; the stall watchdog's (the only timer set at STALL_MS:
+ * backoffs are capped at retryMaxMs) is held and never fires.
+ */
+const noStallTimers: Timers = {
+  setTimeout: (fn, ms) => (ms === STALL_MS ? HELD : activeTimers.setTimeout(fn, ms)),
+  clearTimeout: (handle) => {
+    if (handle !== HELD) activeTimers.clearTimeout(handle);
+  },
+};
 const BIG = patternBytes(1024 * 1024, 7);
 const MANIFEST = patternBytes(256 * 1024, 9);
 
@@ -52,6 +69,7 @@ function openThroughProxy(options: S3SourceOptions = {}): S3Source {
     endpoint: proxy.endpoint,
     forcePathStyle: true,
     stallTimeoutMs: STALL_MS,
+    timers: noStallTimers,
     maxAttempts: 3,
     retryBaseMs: 10,
     retryMaxMs: 40,
@@ -91,7 +109,7 @@ async function failure(promise: Promise<unknown>): Promise<S3SourceError> {
 function onManualTimers(): { source: S3Source; timers: ManualTimers } {
   const timers = new ManualTimers(new ManualClock(0));
   // No jitter: whole-millisecond backoffs keep every due time exact on the manual clock.
-  return { source: openThroughProxy({ stallTimeoutMs: MANUAL_STALL_MS, timers, clock: timers.clock, random: () => 0 }), timers };
+  return { source: openThroughProxy({ timers, clock: timers.clock, random: () => 0 }), timers };
 }
 
 /**
@@ -103,7 +121,7 @@ async function stallAttempts(timers: ManualTimers, attempts: number, retryAfter:
   for (let n = 1; n <= attempts; n++) {
     await proxy.whenHeld(n);
     // Only the attempt's watchdog is pending: nothing fires before the stall time has passed.
-    timers.advance(MANUAL_STALL_MS - 1);
+    timers.advance(STALL_MS - 1);
     expect(timers.size, `attempt ${n} aborted before its stall time`).toBe(1);
     timers.advance(1);
     if (n < attempts || retryAfter) {
@@ -151,7 +169,7 @@ describe('S3Source under network faults', () => {
       await stallAttempts(timers, 3, false);
       const error = await reading;
       expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed after 3 attempts: /);
-      expect(error.reason).toBe(`stalled: no bytes received for ${MANUAL_STALL_MS} ms, request aborted`);
+      expect(error.reason).toBe(`stalled: no bytes received for ${STALL_MS} ms, request aborted`);
       expect(proxy.stats.connections).toBe(3);
     } finally {
       s.close();
@@ -195,10 +213,10 @@ describe('S3Source under network faults', () => {
     // Real timers, recorded: every wait that is not the watchdog's is a backoff.
     const waits: number[] = [];
     const timers: Timers = {
-      ...activeTimers,
+      ...noStallTimers,
       setTimeout: (fn, ms) => {
         if (ms !== STALL_MS) waits.push(ms);
-        return activeTimers.setTimeout(fn, ms);
+        return noStallTimers.setTimeout(fn, ms);
       },
     };
     const patient = openThroughProxy({ maxAttempts: 5, retryBaseMs: 10, retryMaxMs: 40, timers, random: () => 0 });
