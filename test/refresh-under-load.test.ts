@@ -11,6 +11,7 @@ import { startHarness } from './support/harness.js';
 import {
   ALL_ROWS,
   GRID,
+  GRID_ID,
   ManualTimers,
   T0,
   expectedValues,
@@ -29,12 +30,17 @@ const LOOPS = 3;
 /** answers each generation must get before the next one is published */
 const PER_GENERATION = 4;
 /**
- * Bounds that only turn a broken server into a failure instead of a hang: the test waits on
- * events, and six worker builds under client load take several times longer on a machine
- * whose cores are busy with other suites than alone (alone: 7-18 s for the whole test).
+ * The one bound of each test, which only turns a broken server into a failure instead of a
+ * hang: the test waits on events (answers told by the client loops, the checks the loader
+ * reports), however long a generation takes. Six worker builds under client load take
+ * several times longer on a machine whose cores are busy with other suites than alone
+ * (alone: 7-18 s for the whole test, one generation up to 15 s under load), so no
+ * generation gets a bound of its own: each waits for what is left of the test's.
  */
-const GENERATION_BOUND_MS = 30_000;
-const TEST_BOUND_MS = 150_000;
+const TEST_BOUND_MS = 240_000;
+/** the events' deadline is this much before the test's, so the loops stop and report first */
+const WIND_DOWN_MS = 15_000;
+const deadlineFromNow = (): number => Date.now() + TEST_BOUND_MS - WIND_DOWN_MS;
 
 interface Load {
   /** answers per generation */
@@ -42,15 +48,15 @@ interface Load {
   readonly failures: string[];
   /**
    * Resolves once generation g got PER_GENERATION answers, or at the first failure. Told by
-   * the client loops themselves (no polling); a bounded real wait only so a broken server
-   * fails the test instead of hanging it.
+   * the client loops themselves (no polling); bounded by the test's deadline only so a
+   * broken server fails the test instead of hanging it.
    */
   reached(g: number): Promise<void>;
   stop(): Promise<number>;
 }
 
 /** Client loops that check every answer against the generation it claims to be. */
-function startLoad(url: string): Load {
+function startLoad(url: string, deadline: number): Load {
   const seen = new Map<number, number>();
   const failures: string[] = [];
   const expected = new Map(GENERATIONS.map((g) => [g, expectedValues(g, DATES)]));
@@ -90,13 +96,14 @@ function startLoad(url: string): Load {
     failures,
     reached(g) {
       let timeout: NodeJS.Timeout | undefined;
+      const left = Math.max(1, deadline - Date.now());
       return Promise.race([
         new Promise<void>((done) => {
           waiter = { g, done };
           wake();
         }),
         new Promise<never>((_, fail) => {
-          timeout = setTimeout(() => fail(new Error(`no ${PER_GENERATION} answers of generation ${g} in ${GENERATION_BOUND_MS} ms`)), GENERATION_BOUND_MS);
+          timeout = setTimeout(() => fail(new Error(`no ${PER_GENERATION} answers of generation ${g} before the test's deadline (${left} ms)`)), left);
         }),
       ]).finally(() => clearTimeout(timeout));
     },
@@ -109,8 +116,8 @@ function startLoad(url: string): Load {
 }
 
 /** Publishes 2..6 in turn; `swapIn` makes the server pick generation g up. */
-async function publishUnderLoad(url: string, next: (g: number) => Promise<void>, swapIn: (g: number) => Promise<void>): Promise<void> {
-  const load = startLoad(url);
+async function publishUnderLoad(url: string, deadline: number, next: (g: number) => Promise<void>, swapIn: (g: number) => Promise<void>): Promise<void> {
+  const load = startLoad(url, deadline);
   let total = 0;
   try {
     await load.reached(1);
@@ -134,10 +141,12 @@ describe('refresh under load', () => {
   it(
     'local folder, worker builds, POST /admin/refresh (two at once): zero failed requests, every answer is one whole generation',
     async () => {
+      const deadline = deadlineFromNow();
       const h = await startHarness({ datasets: [{ ...GRID, spec: gridSpec(1, DATES) }], server: { build: 'worker' } });
       try {
         await publishUnderLoad(
           h.url,
+          deadline,
           (g) => publish(h.source, g, gridSpec(g, DATES)),
           async (g) => {
             // Concurrent refreshes run one after the other: one loads, the other finds nothing new.
@@ -168,6 +177,7 @@ describe('refresh under load', () => {
     it(
       'zero failed requests, every answer is one whole generation, the last one is served',
       async () => {
+        const deadline = deadlineFromNow();
         await publish(world.publisher, 1, gridSpec(1, DATES));
         // Polling on injected timers: the test fires each due check, the loader polls the real
         // s3rver, builds on worker threads and swaps while the client loops keep querying.
@@ -176,10 +186,11 @@ describe('refresh under load', () => {
         try {
           await publishUnderLoad(
             s.url,
+            deadline,
             (g) => publish(world.publisher, g, gridSpec(g, DATES)),
             async (g) => {
               // Checks of the grid until it serves g: the first due check after publishing finds it.
-              const checked = await nextCheck(s, timers);
+              const checked = await nextCheck(s, timers, GRID_ID, deadline - Date.now());
               expect(checked).toMatchObject({ generation: g, last_error: null });
             },
           );

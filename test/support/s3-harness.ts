@@ -81,7 +81,22 @@ export async function startS3World(prefix = 'pit'): Promise<S3World> {
       // An explicit client carries the credentials s3rver wants, with no process env.
       const client = testS3Client(proxy.endpoint, 1);
       clients.push(client);
-      return new S3Source(location, { client, maxAttempts: 1, stallTimeoutMs: 2000, retryBaseMs: 5, retryMaxMs: 20, ...options });
+      // The stall watchdog on timers nobody fires unless the test passes its own: a loaded
+      // machine that slows s3rver down never passes for a stall (a real 2 s watchdog, and the
+      // SDK's connection timeout at the same 2 s, made a refused manifest or a generation
+      // under load come back "unreachable" now and then). The stall time only sizes the
+      // SDK's own socket timeouts, bounds a broken test never reaches.
+      const watchdog = new BaseManualTimers(new ManualClock(0));
+      return new S3Source(location, {
+        client,
+        maxAttempts: 1,
+        stallTimeoutMs: 30_000,
+        timers: watchdog,
+        clock: watchdog.clock,
+        retryBaseMs: 5,
+        retryMaxMs: 20,
+        ...options,
+      });
     },
     async put(path, body) {
       await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key(path), Body: body }));
@@ -109,8 +124,21 @@ export class LogCapture implements LogSink {
   }
 }
 
-/** The shared manual timers, plus the step the loader tests take: fire, then wait for a timer to be pending. */
+/** The shared manual timers, plus the steps the loader tests take on them. */
 export class ManualTimers extends BaseManualTimers {
+  private setWaiters: Array<{ readonly n: number; readonly done: () => void }> = [];
+
+  override setTimeout(callback: () => void, ms: number): unknown {
+    const handle = super.setTimeout(callback, ms);
+    const n = this.requested.length;
+    this.setWaiters = this.setWaiters.filter((w) => {
+      if (n <= w.n) return true;
+      w.done();
+      return false;
+    });
+    return handle;
+  }
+
   /**
    * Fires the earliest timer and waits until some timer is pending. When only the loader's
    * timer exists that is its next check; other pending timers (retained generations' idle
@@ -119,6 +147,22 @@ export class ManualTimers extends BaseManualTimers {
   async step(): Promise<void> {
     this.fire();
     await this.armed('the loader to schedule its next check');
+  }
+
+  /**
+   * Resolves once more than `n` timers were set in all (`requested.length`): the event of a
+   * check that is over (the loader sets the next one). The real-time bound only turns a
+   * broken server into a failure; a slow machine is waited for.
+   */
+  setSince(n: number, what: string, realMs: number): Promise<void> {
+    if (this.requested.length > n) return Promise.resolve();
+    let timeout: NodeJS.Timeout | undefined;
+    return Promise.race([
+      new Promise<void>((done) => this.setWaiters.push({ n, done })),
+      new Promise<never>((_, fail) => {
+        timeout = setTimeout(() => fail(new Error(`waited ${realMs} ms for ${what}; no timer was set`)), realMs);
+      }),
+    ]).finally(() => clearTimeout(timeout));
   }
 }
 
@@ -202,33 +246,46 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * How long nextCheck waits for a check before it calls the server broken: a read and a
+ * worker build, which can take tens of seconds on a machine whose cores other suites keep
+ * busy. A test's own timeout usually ends it first.
+ */
+export const CHECK_BOUND_MS = 120_000;
+
+/**
  * Fires the loader's timers in order (other datasets keep their own schedules) until
  * `dataset` has been checked once more; returns its /admin/status entry then, after
  * checking that the check ran exactly when it was scheduled.
  *
  * A check is over once its next check is set after it (`next_check` > `last_check`: the
- * loader sets it last, in the same turn as the check's outcome). Until then no timer due
- * after this check is fired: other timers (the retained generations' idle release) can be
- * pending while the check still runs, and firing one would move the clock under it.
+ * loader sets it last, in the same turn as the check's outcome and the timer of the next
+ * check). So between looks at /admin/status this waits for a timer to be set, never for
+ * time to pass. Until the check is over no timer due after this check is fired: other
+ * timers (the retained generations' idle release) can be pending while the check still
+ * runs, and firing one would move the clock under it.
  */
-export async function nextCheck(s: Served, timers: ManualTimers, dataset = GRID_ID): Promise<Record<string, unknown>> {
+export async function nextCheck(s: Served, timers: ManualTimers, dataset = GRID_ID, boundMs = CHECK_BOUND_MS): Promise<Record<string, unknown>> {
   const before = await s.status(dataset);
   const due = Date.parse(before['next_check'] as string);
-  const deadline = Date.now() + 20_000;
-  for (let fired = 0; fired < 100 && Date.now() < deadline;) {
+  const failAt = Date.now() + boundMs;
+  for (let fired = 0; fired < 100;) {
+    // Timers set from here on are news: a set between the look below and the wait is not missed.
+    const seen = timers.requested.length;
     const next = timers.nextDue();
-    if (next !== null && next <= due) {
-      await timers.step();
+    const firing = next !== null && next <= due;
+    if (firing) {
+      timers.fire();
       fired++;
-    } else await new Promise((done) => setTimeout(done, 2));
+    }
     const now = await s.status(dataset);
     const over = Date.parse(now['next_check'] as string) > Date.parse(now['last_check'] as string);
     if (now['last_check'] !== before['last_check'] && over) {
       expect(now['last_check'], 'checked when it was due').toBe(before['next_check']);
       return now;
     }
+    if (!firing) await timers.setSince(seen, `the check of ${dataset} to end`, Math.max(1, failAt - Date.now()));
   }
-  throw new Error(`${dataset} was not checked within 100 timer firings and 20 s`);
+  throw new Error(`${dataset} was not checked within 100 timer firings`);
 }
 
 /** The `value` column of every row of the grid dataset, in answer order. */
