@@ -5,10 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 
+/** What a Koa middleware sees of a request (s3rver is a Koa application). */
+interface KoaContext {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
 /** The part of s3rver (CommonJS, untyped) the tests use. */
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
+  /** Koa's middleware list, composed when the server starts listening */
+  readonly middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>;
 }
 type S3rverCtor = new (options: {
   address: string;
@@ -20,12 +29,30 @@ type S3rverCtor = new (options: {
 
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverCtor;
 
+/** One request s3rver answered, in the order it answered them. */
+export interface S3Request {
+  readonly method: string;
+  /** the key within the bucket (path-style: the bucket's name taken off) */
+  readonly key: string;
+  readonly status: number;
+  /** its place in the order requests arrived (0 first) */
+  readonly arrived: number;
+  /** how many requests had arrived when it was answered: a request with `arrived` >= this came after the answer */
+  readonly answeredBefore: number;
+  /** Date.now() when it was answered */
+  readonly at: number;
+}
+
 export interface TestS3 {
   /** `http://127.0.0.1:<port>` */
   readonly endpoint: string;
   readonly bucket: string;
   /** A client for seeding and inspecting the bucket directly. */
   readonly client: S3Client;
+  /** every request answered so far: what a test waits on and counts, instead of time */
+  readonly requests: readonly S3Request[];
+  /** resolves once `n` answered requests match (from the start), with the n-th; fails after `boundMs` (a broken server) */
+  whenRequests(match: (r: S3Request) => boolean, n: number, boundMs: number): Promise<S3Request>;
   close(): Promise<void>;
 }
 
@@ -46,6 +73,39 @@ export function testS3Client(endpoint: string, maxAttempts = 1): S3Client {
 export async function startS3rver(bucket = 'snapshots'): Promise<TestS3> {
   const directory = await mkdtemp(join(tmpdir(), 'pitcache-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const requests: S3Request[] = [];
+  const waiters: Array<() => void> = [];
+  // First in the chain, so it sees every answer as it leaves.
+  let arrivals = 0;
+  server.middleware.unshift(async (ctx, next) => {
+    const arrived = arrivals++;
+    try {
+      await next();
+    } finally {
+      const prefix = `/${bucket}/`;
+      const key = ctx.path.startsWith(prefix) ? decodeURIComponent(ctx.path.slice(prefix.length)) : ctx.path;
+      requests.push({ method: ctx.method, key, status: ctx.status, arrived, answeredBefore: arrivals, at: Date.now() });
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const whenRequests = (match: (r: S3Request) => boolean, n: number, boundMs: number): Promise<S3Request> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done = true;
+        reject(new Error(`s3rver answered ${requests.filter(match).length} of the ${n} matching requests waited for in ${boundMs} ms`));
+      }, boundMs);
+      let done = false;
+      const look = (): void => {
+        if (done) return;
+        const seen = requests.filter(match);
+        if (seen.length >= n) {
+          done = true;
+          clearTimeout(timer);
+          resolve(seen[n - 1]!);
+        } else waiters.push(look);
+      };
+      look();
+    });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = testS3Client(endpoint);
@@ -53,6 +113,8 @@ export async function startS3rver(bucket = 'snapshots'): Promise<TestS3> {
     endpoint,
     bucket,
     client,
+    requests,
+    whenRequests,
     async close() {
       client.destroy();
       await server.close();
