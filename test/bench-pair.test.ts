@@ -58,7 +58,7 @@ describe('bench:pair', () => {
       for (const round of r!.rounds) {
         for (const side of [round.a, round.b]) {
           expect(side.requests).toBeGreaterThan(0);
-          expect(side.errors).toBe(0);
+          expect(side.errors, JSON.stringify(side.errorKinds)).toBe(0);
           // the server's own CPU during its slice, read from /proc
           expect(side.cpuSeconds).toBeGreaterThan(0);
         }

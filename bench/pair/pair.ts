@@ -8,6 +8,7 @@
  * figure when other processes share the cores (they take minutes, not a request's CPU).
  * The command is main.ts.
  */
+import { readFile } from 'node:fs/promises';
 import { BENCH_API_KEY } from '../data/ensure-data.js';
 import { noDrainArgs } from '../lib/cli-flags.js';
 import { freePort, pinned, readCpuSeconds, spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
@@ -37,6 +38,8 @@ export interface PairSide {
   readonly seconds: number;
   readonly p99Ms: number;
   readonly errors: number;
+  /** wrk's count of each kind of error (connect, read, write, status, timeout, non2xx), to tell them apart */
+  readonly errorKinds?: Readonly<Record<string, number>>;
   /** the server's CPU seconds (all threads) during the slice; NaN where /proc is missing */
   readonly cpuSeconds: number;
 }
@@ -54,7 +57,32 @@ export interface PairResult {
   readonly cpuUsPerRequest: { readonly a: number; readonly b: number };
 }
 
-const side = (r: WrkResult, cpuSeconds: number): PairSide => ({ requests: r.requests, seconds: r.seconds, p99Ms: r.p99Ms, errors: r.errors, cpuSeconds });
+const side = (r: WrkResult, cpuSeconds: number): PairSide => {
+  const raw = r.raw as { errors: Record<string, number>; non2xx: number };
+  const errorKinds = { ...raw.errors, non2xx: raw.non2xx };
+  return { requests: r.requests, seconds: r.seconds, p99Ms: r.p99Ms, errors: r.errors, errorKinds, cpuSeconds };
+};
+
+/** paths of a workload each server answers before wrk runs */
+const PRIMED_PATHS = 16;
+
+/**
+ * Asks the first paths of a workload once each and waits for each answer (200) before wrk
+ * runs: what a cold server does at its first requests (code loaded and compiled on first
+ * use, which took tens of seconds on a loaded machine) is done before any timed round, and
+ * a path that fails is named here rather than counted among wrk's errors.
+ */
+async function prime(base: string, pathsFile: string): Promise<void> {
+  const paths = (await readFile(pathsFile, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .slice(0, PRIMED_PATHS);
+  for (const path of paths) {
+    const res = await fetch(base + path, { headers: { 'x-api-key': BENCH_API_KEY } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${base}${path} answered ${res.status} before the rounds`);
+  }
+}
 
 type Paired = Pick<PairResult, 'ratio' | 'p99Ratio' | 'cpuRatio' | 'cpuUsPerRequest'>;
 
@@ -103,6 +131,8 @@ export async function runPair(o: PairOptions): Promise<PairResult[]> {
       runWrk({ baseUrl: base, pathsFile, apiKey: BENCH_API_KEY, mode: 'list', connections: o.connections ?? 64, durationSec, cpus: '1' });
     const results: PairResult[] = [];
     for (const [workload, pathsFile] of Object.entries(o.paths)) {
+      await prime(a.base, pathsFile);
+      await prime(b.base, pathsFile);
       await wrk(a.base, pathsFile, o.warmupSec);
       await wrk(b.base, pathsFile, o.warmupSec);
       const rounds: Array<{ a: PairSide; b: PairSide }> = [];
