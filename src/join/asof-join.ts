@@ -3,6 +3,7 @@ import type { StringColumn } from '../store/column.js';
 import type { Table } from '../store/table.js';
 import { dayOfUs } from '../time/instant.js';
 import type { EventBatch } from './event-batch.js';
+import { sortBySeriesThenTime } from './event-order.js';
 
 /** What the join is asked (contract 15, 16). */
 export interface JoinOptions {
@@ -35,7 +36,7 @@ export interface JoinResult {
  * (keyThr <= T), resolved by PIT-4 (the last version of that key with rowThr <= T).
  *
  * In one pass: each event's series is found once per distinct value (not per event);
- * events are ordered by (series, at) with a radix sort (no comparator, no object per
+ * events are grouped by series and ordered by `at` (event-order.ts: no object per
  * event); then each series' events are walked from the latest `at` down while one pointer
  * walks the series' keys from its last key down, and another the chosen key's versions:
  * as T falls, the answer key and version can only move back, so each series' keys and
@@ -60,32 +61,27 @@ export function asofJoin(table: Table, events: EventBatch, opts: JoinOptions): J
     }
   }
   let matched = 0;
-  // `order` holds events with a series first (grouped by series, ascending at), then unknown ones.
-  let end = order.known;
-  while (end > 0) {
-    const s = seriesOf[order.events[end - 1]!]!;
-    let begin = end - 1;
-    while (begin > 0 && seriesOf[order.events[begin - 1]!] === s) begin--;
+  const skip = opts.skipBeforeFloor;
+  const { events: byTime, at: timeOf, start } = order;
+  for (let s = 0; s < table.seriesCount; s++) {
     const lo = seriesKeyStart[s]!;
     let k = seriesKeyStart[s + 1]! - 1;
     let r = -1;
     let rKey = -1;
-    for (let j = end - 1; j >= begin; j--) {
-      const e = order.events[j]!;
-      const t = at[e]!;
+    for (let j = start[s + 1]! - 1; j >= start[s]!; j--) {
+      const t = timeOf[j]!;
       while (k >= lo && keyThr[k]! > t) k--;
       if (k < lo) break; // nothing visible yet for this and every earlier event of the series
-      if (opts.skipBeforeFloor && t < floorUs) continue;
+      if (skip && t < floorUs) continue;
       if (maxAge !== null && keyDate[k]! < dayOfUs(t) - maxAge) continue;
       if (rKey !== k) {
         rKey = k;
         r = keyRowStart[k + 1]! - 1;
       }
       while (rowThr[r]! > t) r--;
-      rows[e] = r;
+      rows[byTime[j]!] = r;
       matched++;
     }
-    end = begin;
   }
   return { rows, floorApplied, matched, anyBeforeFloor: anyBefore };
 }
@@ -168,68 +164,4 @@ function datasetCodes(events: StringColumn, col: StringColumn, filter: FilterSpe
     out[c] = allowed !== null && !allowed.includes(v) ? -1 : (col.dict.codeOf.get(v) ?? -1);
   }
   return out;
-}
-
-/**
- * Event indices ordered by (series, at), events without a series last: an LSD radix sort
- * on `at` (16-bit digits of the µs offset from the earliest event, passes whose digit never
- * varies skipped), then a stable counting sort by series.
- */
-export function sortBySeriesThenTime(seriesOf: Int32Array, atUs: Float64Array, seriesCount: number): { events: Int32Array; known: number } {
-  const n = seriesOf.length;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const t = atUs[i]!;
-    if (t < min) min = t;
-    if (t > max) max = t;
-  }
-  let a = new Int32Array(n);
-  let b = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  if (n > 1 && max > min) {
-    const lo = new Uint32Array(n);
-    const hi = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      const d = atUs[i]! - min;
-      const l = d % 4294967296;
-      lo[i] = l;
-      hi[i] = (d - l) / 4294967296;
-    }
-    const span = max - min;
-    const count = new Int32Array(65537);
-    for (let pass = 0; pass < 4; pass++) {
-      if (span < 2 ** (16 * pass)) break;
-      const words = pass < 2 ? lo : hi;
-      const shift = (pass & 1) * 16;
-      count.fill(0);
-      for (let i = 0; i < n; i++) count[((words[a[i]!]! >>> shift) & 0xffff) + 1]!++;
-      for (let d = 0; d < 65536; d++) count[d + 1]! += count[d]!;
-      for (let i = 0; i < n; i++) {
-        const e = a[i]!;
-        b[count[(words[e]! >>> shift) & 0xffff]!++] = e;
-      }
-      const t = a;
-      a = b;
-      b = t;
-    }
-  }
-  // by series, stable; unknown series (-1) last
-  const count = new Int32Array(seriesCount + 2);
-  for (let i = 0; i < n; i++) count[seriesOf[i]! + 2]!++;
-  // bucket of series s is s + 1; unknown (-1) gets bucket seriesCount + 1... placed last by shifting
-  const start = new Int32Array(seriesCount + 1);
-  let at = 0;
-  for (let s = 0; s < seriesCount; s++) {
-    start[s] = at;
-    at += count[s + 2]!;
-  }
-  const known = at;
-  start[seriesCount] = at;
-  for (let i = 0; i < n; i++) {
-    const e = a[i]!;
-    const s = seriesOf[e]!;
-    b[start[s < 0 ? seriesCount : s]!++] = e;
-  }
-  return { events: b, known };
 }
