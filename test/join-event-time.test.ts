@@ -79,6 +79,10 @@ describe('asof_join: an event time read from bytes is the as_of read from text',
       ['2024-01-01T00:00:00+24:00', null],
       ['2024-01-01T00:00:00+00:60', null],
       ['2024-01-01T00:00:00', null],
+      // an offset's sign is + or -: any other byte before hh:mm is no offset
+      ['2024-01-01T00:00:00x01:00', null],
+      ['2024-01-01T00:00:00 01:00', null],
+      ['2024-01-01T00:00:00.5*01:00', null],
     ];
     for (const [s, want] of cases) {
       const got = readInPlace('"', s, '",');
