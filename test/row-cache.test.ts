@@ -236,3 +236,64 @@ describe('row cache (rendered rows reused by overlapping queries, shared by the 
     }
   }, 120_000);
 });
+
+describe('bulk pages bypass the row arena (BULK_PAGE_ROWS)', () => {
+  const ZONES = Array.from({ length: 12 }, (_, i) => `Z${String(i).padStart(2, '0')}`);
+  /** 12 zones x 200 days, every 9th key revised: pages of a few thousand rows. */
+  const wide: PitRow[] = [];
+  for (let d = 0; d < 200; d++) {
+    const date = day(d);
+    for (const [i, zone] of ZONES.entries()) {
+      wide.push({ date, eff: date, obs: `${date}T06:00:00Z`, key: { country: zone }, tag: `${zone}-${date}`, value: d + i / 100 });
+      if ((d + i) % 9 === 0) wide.push({ date, eff: date, obs: `${day(d + 3)}T06:00:00Z`, key: { country: zone }, tag: `${zone}-${date}-rev`, value: -d });
+    }
+  }
+  const datasets = [{ productId: 'gbsi_eu', dataset: 'system_stress', spec: pitSnapshot(['country'], wide) }];
+  let plain: Harness;
+  let cached: Harness;
+  beforeAll(async () => {
+    plain = await startInProcessHarness({ datasets, server: { rowCacheBytes: 0 } });
+    cached = await startInProcessHarness({ datasets, server: { rowCacheBytes: 16 * 1024 * 1024, rowCacheAdmission: 'first', pageCacheBytes: 0 } });
+  }, 60_000);
+  afterAll(async () => {
+    await plain?.close();
+    await cached?.close();
+  });
+
+  const same = async (path: string): Promise<void> => {
+    const want = await plain.get(path);
+    const got = await cached.get(path);
+    expect(norm(got.status, got.text), path).toBe(norm(want.status, want.text));
+  };
+  const counted = (): number => {
+    const r = cached.cacheStats().rows!;
+    return r.hits + r.misses;
+  };
+
+  it('a data page of more rows is written straight, byte for byte as without the arena, and asks nothing of it; smaller pages and walk_forward still do', async () => {
+    for (const q of ['latest=false&limit=1200', 'latest=false&as_of=2026-05-01&limit=1100', 'date_from=2026-02-01&date_to=2026-06-01&limit=5000']) {
+      for (const f of ['', '&format=csv']) {
+        const path = `/gbsi_eu/system_stress?${q}${f}`;
+        const before = counted();
+        await same(path);
+        expect(counted(), path).toBe(before);
+      }
+    }
+    // every page of a chain of bulk pages (2,400 keys in two)
+    const first = await cached.get('/gbsi_eu/system_stress?latest=false&limit=1200');
+    const before = counted();
+    for (const f of ['', '&format=csv'])
+      await same(`/gbsi_eu/system_stress?latest=false&limit=1200&cursor=${encodeURIComponent(first.body.next_cursor as string)}${f}`);
+    expect(counted()).toBe(before);
+    await same('/gbsi_eu/system_stress?latest=false&limit=1000');
+    await same('/gbsi_eu/system_stress?latest=false&limit=1000&format=csv');
+    expect(counted()).toBe(before + 2 * 1000);
+    // walk_forward: a row comes back once per decision date of the answer, so the arena copies it
+    const wf = '/gbsi_eu/system_stress/walk_forward?decision_from=2026-03-01&decision_to=2026-03-20&window=10&limit=5000';
+    for (const path of [wf, `${wf}&format=csv`]) {
+      const hits = cached.cacheStats().rows!.hits;
+      await same(path);
+      expect(cached.cacheStats().rows!.hits, path).toBeGreaterThan(hits + 1000);
+    }
+  }, 120_000);
+});

@@ -33,6 +33,18 @@ export interface RowCacheStats {
   readonly pages: PageCacheStats | null;
 }
 
+/**
+ * A page of more rows than this whose rows appear once in it (a data page: every series, a
+ * history walked by cursor, latest of every series) is written straight, neither copied from
+ * the row arena nor kept in it: its rows are mostly asked for once (a repeated bulk
+ * question is answered whole from the response cache), so the arena would only add a copy
+ * in and out per row (1.3-1.8 µs a row, bench/RESULTS.md "Bulk answers") and evict the rows
+ * of the walk-forward loops it is for. A walk-forward page, whose rows come back once per
+ * decision date within the answer, still goes through it. Walk-forward loops' windows are a
+ * few hundred rows at most, well under this.
+ */
+export const BULK_PAGE_ROWS = 1024;
+
 /** Float64Array words and DataView words agree on byte order only when told the platform's. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**

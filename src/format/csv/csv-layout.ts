@@ -1,7 +1,7 @@
 import type { ByteWriter } from '../bytes/byte-writer.js';
 import type { CellWriter } from '../json/cell-writers.js';
 import { compileCsvCell, csvField } from './csv-cells.js';
-import type { RowCache } from '../arenas/row-cache.js';
+import { BULK_PAGE_ROWS, type RowCache } from '../arenas/row-cache.js';
 import { ROW_FORMAT_CSV, type RowOwner } from '../arenas/row-owner.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
@@ -68,7 +68,8 @@ export class CsvLayout {
   /** One record per output row of the view, in order. */
   writeRecords(out: ByteWriter, view: PageView): void {
     this.bind(view.columns);
-    if (this.owner !== null) {
+    // A bulk page of stored cells alone goes straight (BULK_PAGE_ROWS, row-cache.ts).
+    if (this.owner !== null && (view.count <= BULK_PAGE_ROWS || this.firstStored > 0 || this.endStored < this.writers.length)) {
       this.writeCached(out, view, this.owner, this.cache!);
       return;
     }

@@ -1,6 +1,6 @@
 import type { ByteWriter } from '../bytes/byte-writer.js';
 import { compileCell, type CellWriter } from './cell-writers.js';
-import type { RowCache } from '../arenas/row-cache.js';
+import { BULK_PAGE_ROWS, type RowCache } from '../arenas/row-cache.js';
 import type { RowRenderer } from './row-renderer.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
@@ -30,7 +30,8 @@ const unbound: CellWriter = () => {
  * `{...}` (from the cache or fresh) right after the prefix fields and turning its `{`
  * into the separating comma; before suffix fields its closing `}` is written over. So
  * every step of a walk-forward shares the cached text of its stored rows. A layout without
- * computed columns is exactly the RowRenderer's own loop.
+ * computed columns is exactly the RowRenderer's own loop, without the cache for a page of
+ * more than BULK_PAGE_ROWS rows (row-cache.ts).
  */
 export class JsonRowLayout {
   private readonly stored: RowRenderer | null;
@@ -69,7 +70,7 @@ export class JsonRowLayout {
     const { rows, count } = view;
     const stored = this.stored;
     if (!this.hasComputed && stored !== null) {
-      if (cache === null) stored.writeRows(out, rows, count);
+      if (cache === null || count > BULK_PAGE_ROWS) stored.writeRows(out, rows, count);
       else stored.writeRowsCached(out, rows, count, cache);
       return;
     }
