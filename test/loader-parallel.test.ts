@@ -14,7 +14,7 @@ import { LocalSource } from '../src/source/local-source.js';
 import { silentLogger } from '../src/log/logger.js';
 import { DatasetRegistry } from '../src/generations/dataset-registry.js';
 import { SnapshotLoader } from '../src/generations/snapshot-loader.js';
-import { WorkerTableBuilder, type BuiltTable, type TableBuilder } from '../src/generations/table-builder.js';
+import { WorkerTableBuilder, type GenerationBuild, type TableBuilder } from '../src/generations/table-builder.js';
 import { realTimers } from '../src/time/timers.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { parseManifest, partsOf } from '../src/snapshot/manifest.js';
@@ -81,13 +81,27 @@ class WatchedBuilder implements TableBuilder {
   get parallelism(): number {
     return this.inner.parallelism;
   }
-  async build(bytes: Uint8Array[], want: SnapshotExpectations, keepBytes: boolean): Promise<BuiltTable> {
+  async open(want: SnapshotExpectations): Promise<GenerationBuild> {
     this.asked.push(want.parts.reduce((n, p) => n + p.rows, 0));
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    let open = true;
+    const ended = (): void => {
+      if (open) this.inFlight--;
+      open = false;
+    };
     try {
-      return await this.inner.build(bytes, want, keepBytes);
-    } finally {
-      this.inFlight--;
+      const build = await this.inner.open(want);
+      return {
+        add: (bytes, verified) => build.add(bytes, verified),
+        finish: () => build.finish().finally(ended),
+        abort: () => {
+          ended();
+          build.abort();
+        },
+      };
+    } catch (e) {
+      ended();
+      throw e;
     }
   }
   close(): Promise<void> {

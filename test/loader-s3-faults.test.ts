@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { S3SourceError } from '../src/source/s3-errors.js';
-import { S3Source } from '../src/source/s3-source.js';
+import { ObjectSizeError, S3Source } from '../src/source/s3-source.js';
 import type { S3SourceOptions } from '../src/source/s3-source.js';
 import { ManualClock } from '../src/time/clock.js';
 import { ManualTimers } from '../src/time/manual-timers.js';
@@ -141,6 +141,67 @@ describe('S3Source under network faults', () => {
       const bytes = await reading;
       expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
       expect(proxy.stats.connections).toBe(2);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a streamed read of a large object is ranged GETs, a few at once, each byte handed over once and in order', async () => {
+    const s = openThroughProxy({ rangeBytes: 128 * 1024, rangeParallel: 3 });
+    try {
+      const stretches: Uint8Array[] = [];
+      const bytes = await s.readObjectStreaming('p/d/snapshots/big.arrow', BIG.byteLength, (b) => stretches.push(b.slice()));
+      expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+      expect(Buffer.concat(stretches).equals(Buffer.from(BIG))).toBe(true);
+      // Eight ranges, three at once: more than one connection, never more than three.
+      expect(proxy.stats.connections).toBeGreaterThan(1);
+      expect(proxy.stats.connections).toBeLessThanOrEqual(3);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a ranged read that stalls mid-body is retried from where its bytes stopped: no byte handed over twice', async () => {
+    await proxy.setMode({ kind: 'stall', afterBytes: 200 * 1024, connections: 1 });
+    const s = openThroughProxy({ rangeBytes: 256 * 1024, rangeParallel: 2 });
+    try {
+      let handed = 0;
+      const seen: Uint8Array[] = [];
+      const bytes = await s.readObjectStreaming('p/d/snapshots/big.arrow', BIG.byteLength, (b) => {
+        handed += b.byteLength;
+        seen.push(b.slice());
+      });
+      expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+      expect(handed).toBe(BIG.byteLength);
+      expect(Buffer.concat(seen).equals(Buffer.from(BIG))).toBe(true);
+      // the stalled connection was dropped: its range went on over another one
+      expect(proxy.stats.connections).toBeGreaterThanOrEqual(2);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a streamed read of one GET (an object up to rangeBytes) resumes a stalled body where it stopped', async () => {
+    await proxy.setMode({ kind: 'stall', afterBytes: 300 * 1024, connections: 1 });
+    let handed = 0;
+    const seen: Uint8Array[] = [];
+    const bytes = await source.readObjectStreaming('p/d/snapshots/big.arrow', undefined, (b) => {
+      handed += b.byteLength;
+      seen.push(b.slice());
+    });
+    expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+    expect(handed).toBe(BIG.byteLength);
+    expect(Buffer.concat(seen).equals(Buffer.from(BIG))).toBe(true);
+    expect(proxy.stats.connections).toBe(2);
+  });
+
+  it('an object of another size than its manifest says is refused as a mismatch, not retried as an outage', async () => {
+    const s = openThroughProxy({ rangeBytes: 256 * 1024 });
+    try {
+      const e = await s.readObjectStreaming('p/d/snapshots/big.arrow', BIG.byteLength - 1, () => {}).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ObjectSizeError);
+      expect((e as ObjectSizeError).code).toBe('checksum_mismatch');
+      expect((e as Error).message).toMatch(/big\.arrow is 1048576 bytes, its manifest says 1048575/);
     } finally {
       s.close();
     }

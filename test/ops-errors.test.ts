@@ -12,7 +12,7 @@ import { createLogger } from '../src/log/logger.js';
 import { fromSource, OpsError, opsCodeOf } from '../src/ops-errors.js';
 import { DatasetRegistry } from '../src/generations/dataset-registry.js';
 import { SnapshotLoader, type CheckReport } from '../src/generations/snapshot-loader.js';
-import { WorkerTableBuilder } from '../src/generations/table-builder.js';
+import { WorkerTableBuilder, buildParts } from '../src/generations/table-builder.js';
 import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
 import { writeGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';
@@ -89,9 +89,9 @@ describe('operational error codes', () => {
 
   it('a code thrown on a build worker arrives as an OpsError with that code', async () => {
     const bytes = snapshot(3);
-    const err = await builder
-      .build([bytes], { parts: [{ object: 'x.arrow', sha256: '0'.repeat(64), rows: 3 }], filterColumns: [], floorUs: 0 }, false)
-      .catch((e: unknown) => e);
+    const err = await buildParts(builder, [bytes], { parts: [{ object: 'x.arrow', sha256: '0'.repeat(64), rows: 3 }], filterColumns: [], floorUs: 0 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(OpsError);
     expect((err as OpsError).code).toBe('checksum_mismatch');
   });

@@ -24,6 +24,11 @@ class CountingSource extends LocalSource {
     this.objectReads.set(path, (this.objectReads.get(path) ?? 0) + 1);
     return super.readObject(path);
   }
+  // Loads stream their objects (hashed as they arrive).
+  override readObjectStreaming(path: string, sizeHint: number | undefined, onBytes: (bytes: Uint8Array) => void): Promise<Uint8Array> {
+    this.objectReads.set(path, (this.objectReads.get(path) ?? 0) + 1);
+    return super.readObjectStreaming(path, sizeHint, onBytes);
+  }
   reads(dataset: string, g: number): number {
     return this.objectReads.get(`gbsi_us/${dataset}/snapshots/0000000${g}.arrow`) ?? 0;
   }

@@ -11,10 +11,9 @@ import { readManifest } from '../snapshot/read-manifest.js';
 import type { Clock } from '../time/clock.js';
 import type { DatasetRegistry } from './dataset-registry.js';
 import type { DatasetSlot } from './dataset-slot.js';
-import { buildGeneration, loadGeneration } from './load-generation.js';
-import { releaseBytes } from './release-bytes.js';
+import { loadGeneration } from './load-generation.js';
 import { runPooled } from './run-pooled.js';
-import type { SnapshotCache } from './snapshot-cache.js';
+import type { CacheStage, SnapshotCache } from './snapshot-cache.js';
 import { noObserver, type SlotObserver } from './slot-observer.js';
 import type { TableBuilder } from './table-builder.js';
 import { sleep, type Timers } from '../time/timers.js';
@@ -296,9 +295,11 @@ export class SnapshotLoader {
     const s = this.schedule.get(slot)!;
     try {
       let loaded;
+      const cache = this.cacheStage(slot, manifest);
       try {
-        loaded = await loadGeneration(source, slot, manifest, clock, builder, this.o.cache !== null);
+        loaded = await loadGeneration(source, slot, manifest, clock, builder, cache);
       } catch (e) {
+        await cache?.discard();
         // A refused object is not fetched again until its manifest changes; a missing one
         // may still appear (publishers write the object first), so it is retried.
         const code = opsCodeOf(e);
@@ -318,16 +319,35 @@ export class SnapshotLoader {
         series: g.table.seriesCount,
         load_ms: Math.round(g.loadMs),
       });
-      if (this.o.cache !== null && loaded.parts !== null) {
-        await this.o.cache
-          .save(slot.product.id, slot.dataset, manifest, loaded.parts)
-          .catch((e: Error) => this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message }));
-        for (const b of loaded.parts) releaseBytes(b);
-      }
+      await cache?.commit();
       return this.succeeded(slot, 'loaded', before);
     } catch (e) {
       return this.failure(slot, e, before);
     }
+  }
+
+  /**
+   * Where a load writes its verified parts (`--cache-dir`), or null. A cache that cannot be
+   * written is logged and left alone: the load goes on without it.
+   */
+  private cacheStage(slot: DatasetSlot, manifest: Manifest): CacheStage | null {
+    if (this.o.cache === null) return null;
+    const stage = this.o.cache.stage(slot.product.id, slot.dataset, manifest);
+    let broken = false;
+    const guard = (what: () => Promise<void>) => async (): Promise<void> => {
+      if (broken) return;
+      await what().catch((e: Error) => {
+        broken = true;
+        this.o.log.warn('cannot write the snapshot cache', { dataset: slot.id, error: e.message });
+      });
+    };
+    return {
+      keep: (index, bytes) => guard(() => stage.keep(index, bytes))(),
+      commit: guard(() => stage.commit()),
+      discard: async () => {
+        await stage.discard().catch(() => undefined);
+      },
+    };
   }
 
   private failure(slot: DatasetSlot, e: unknown, before: number | null): CheckReport {
@@ -378,10 +398,10 @@ export class SnapshotLoader {
     const cache = this.o.cache;
     if (cache === null || this.cacheTried.has(slot)) return;
     this.cacheTried.add(slot);
-    const hit = await cache.load(slot.product.id, slot.dataset);
-    if (hit === null) return;
+    const manifest = await cache.manifest(slot.product.id, slot.dataset);
+    if (manifest === null) return;
     try {
-      const { generation: g } = await buildGeneration(hit.parts, slot, hit.manifest, this.o.clock, this.o.builder);
+      const { generation: g } = await loadGeneration(cache.source(), slot, manifest, this.o.clock, this.o.builder);
       // Still failing against the source: the reason stays visible in /admin/status.
       slot.serveCached(g, 'serving the local cache: the source is unreachable');
       this.o.log.warn('serving a cached generation while the source is unreachable', { dataset: slot.id, generation: g.number });

@@ -16,6 +16,8 @@ import {
 } from './snapshot-source.js';
 
 const READ_CHUNK = 64 * 1024 * 1024;
+/** A streamed read's stretch: small enough that whoever hears of it (a hash) never holds the event loop long. */
+const STREAM_CHUNK = 1024 * 1024;
 const MAX_LENGTH = constants.MAX_LENGTH;
 
 /** A snapshot source in a local folder (`file:///abs/dir` or a path). */
@@ -56,7 +58,15 @@ export class LocalSource implements PrunableSource {
    * Reads into one buffer sized from the file, in chunks: readFile stops at 2 GiB, while a
    * snapshot of tens of millions of rows can be larger (one buffer holds up to 4 GiB).
    */
-  async readObject(path: string): Promise<Uint8Array> {
+  readObject(path: string): Promise<Uint8Array> {
+    return this.readChunked(path, READ_CHUNK, null);
+  }
+
+  readObjectStreaming(path: string, _sizeHint: number | undefined, onBytes: (bytes: Uint8Array) => void): Promise<Uint8Array> {
+    return this.readChunked(path, STREAM_CHUNK, onBytes);
+  }
+
+  private async readChunked(path: string, chunk: number, onBytes: ((bytes: Uint8Array) => void) | null): Promise<Uint8Array> {
     let handle;
     try {
       handle = await open(this.resolvePath(path), 'r');
@@ -70,8 +80,9 @@ export class LocalSource implements PrunableSource {
       const out = Buffer.allocUnsafe(size);
       let at = 0;
       while (at < size) {
-        const { bytesRead } = await handle.read(out, at, Math.min(READ_CHUNK, size - at), at);
+        const { bytesRead } = await handle.read(out, at, Math.min(chunk, size - at), at);
         if (bytesRead === 0) throw new Error(`${path} shrank while being read`);
+        onBytes?.(out.subarray(at, at + bytesRead));
         at += bytesRead;
       }
       return out;

@@ -65,3 +65,21 @@ async function collectGrowing(chunks: AsyncIterable<Uint8Array>, sizeHint: numbe
   // An exact-size result: callers may keep the bytes (and their .buffer) for long.
   return at === out.byteLength ? out : out.slice(0, at);
 }
+
+/**
+ * Hands each chunk of a response body to `onChunk` as it arrives (a streamed read copies it
+ * into place and hashes it there). Ends the body when `signal` aborts, as collectBody does.
+ */
+export async function streamBody(body: unknown, signal: AbortSignal, onChunk: (chunk: Uint8Array) => void): Promise<void> {
+  if (body === undefined || body === null) return;
+  if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') throw new Error('response body is not a readable stream');
+  const destroy = (body as { destroy?: (e?: Error) => void }).destroy;
+  const onAbort = () => destroy?.call(body, signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) onChunk(chunk);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -3,12 +3,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { parseStoreLocation } from './location.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { activeTimers, sleep, type Timers } from '../time/timers.js';
-import { collectBody } from './s3-body.js';
+import { constants } from 'node:buffer';
+import { OpsError } from '../ops-errors.js';
+import { collectBody, streamBody } from './s3-body.js';
 import { buildS3Client } from './s3-client.js';
 import {
   S3PreconditionFailedError,
   S3SourceError,
   StallError,
+  TruncatedBodyError,
   describeCause,
   httpStatus,
   isNoSuchKey,
@@ -42,6 +45,13 @@ export interface S3SourceOptions {
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
   readonly conditionalWrites?: ConditionalWrites;
+  /**
+   * A streamed read of an object larger than this (its size known from its manifest) is
+   * made of ranged GETs of this many bytes, `rangeParallel` at once (default 32 MiB, 4):
+   * one connection rarely fills the bandwidth of a store like S3.
+   */
+  readonly rangeBytes?: number;
+  readonly rangeParallel?: number;
   /** Keys per ListObjectsV2 page (default: the store's, 1000 on S3). */
   readonly listPageSize?: number;
   /**
@@ -57,7 +67,7 @@ export interface S3SourceOptions {
   readonly random?: () => number;
 }
 
-const DEFAULTS = { stallTimeoutMs: 30_000, maxAttempts: 3, retryBaseMs: 200, retryMaxMs: 5_000 };
+const DEFAULTS = { stallTimeoutMs: 30_000, maxAttempts: 3, retryBaseMs: 200, retryMaxMs: 5_000, rangeBytes: 32 * 1024 * 1024, rangeParallel: 4 };
 
 /**
  * What one attempt gets: the abort signal of its request, and a way to report bytes. An
@@ -83,6 +93,8 @@ export class S3Source implements PrunableSource {
   private readonly retryMaxMs: number;
   private readonly conditionalWrites: ConditionalWrites;
   private readonly listPageSize: number | undefined;
+  private readonly rangeBytes: number;
+  private readonly rangeParallel: number;
   private readonly timers: Timers;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -101,6 +113,8 @@ export class S3Source implements PrunableSource {
     this.retryMaxMs = options.retryMaxMs ?? DEFAULTS.retryMaxMs;
     this.conditionalWrites = options.conditionalWrites ?? 'enforced';
     this.listPageSize = options.listPageSize;
+    this.rangeBytes = positive(options.rangeBytes ?? DEFAULTS.rangeBytes, 'rangeBytes');
+    this.rangeParallel = positive(options.rangeParallel ?? DEFAULTS.rangeParallel, 'rangeParallel');
     this.timers = options.timers ?? activeTimers;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -194,6 +208,121 @@ export class S3Source implements PrunableSource {
   }
 
   /**
+   * The object's bytes, each stretch handed to `onBytes` in order as it arrives. Up to
+   * rangeBytes (or of unknown size): one GET, a retry resuming where the bytes stopped.
+   * Larger: ranged GETs, rangeParallel at once, each retried on its own from where it
+   * stopped; bytes are handed over as the stretch from the start grows.
+   */
+  async readObjectStreaming(path: string, sizeHint: number | undefined, onBytes: (bytes: Uint8Array) => void): Promise<Uint8Array> {
+    const key = this.key(path);
+    if (sizeHint === undefined || sizeHint <= this.rangeBytes) {
+      const read = { out: null as Uint8Array | null, got: 0, handed: 0 };
+      await this.readRange(path, key, read, 0, undefined, () => onBytes(read.out!.subarray(read.handed, read.got)));
+      return read.out!;
+    }
+    if (sizeHint > constants.MAX_LENGTH) throw new Error(`object of ${sizeHint} bytes is larger than the largest buffer (${constants.MAX_LENGTH})`);
+    const out = new Uint8Array(sizeHint);
+    const size = this.rangeBytes;
+    const ranges = Array.from({ length: Math.ceil(sizeHint / size) }, (_, i) => ({
+      out: out as Uint8Array | null,
+      got: 0,
+      start: i * size,
+      end: Math.min(sizeHint, (i + 1) * size),
+    }));
+    let handed = 0;
+    let head = 0;
+    const advance = (): void => {
+      while (head < ranges.length) {
+        const r = ranges[head]!;
+        const upTo = r.start + r.got;
+        if (upTo > handed) {
+          onBytes(out.subarray(handed, upTo));
+          handed = upTo;
+        }
+        if (upTo < r.end) return;
+        head++;
+      }
+    };
+    let failure: { error: unknown } | null = null;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (failure === null && next < ranges.length) {
+        const r = ranges[next++]!;
+        try {
+          await this.readRange(path, key, r, r.start, r.end, advance, sizeHint);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.rangeParallel, ranges.length) }, lane));
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    return out;
+  }
+
+  /**
+   * Bytes [start, end) of an object (end undefined: to its end, `read.out` allocated from
+   * the answer's length) into `read.out` at their offset, `read.got` of them so far; a retry
+   * asks for the rest only. `total`: the object's size as the manifest says.
+   */
+  private async readRange(
+    path: string,
+    key: string,
+    read: { out: Uint8Array | null; got: number; handed?: number },
+    start: number,
+    end: number | undefined,
+    arrived: () => void,
+    total?: number,
+  ): Promise<void> {
+    await this.run('GetObject', this.address(key), async ({ signal, progress }) => {
+      const from = start + read.got;
+      if (read.out !== null && end !== undefined && from >= end) return;
+      const whole = read.out === null;
+      const range = whole ? undefined : `bytes=${from}-${end === undefined ? '' : end - 1}`;
+      let response;
+      try {
+        response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }), { abortSignal: signal });
+      } catch (e) {
+        if (isNoSuchKey(e)) throw new ObjectMissingError(path);
+        throw e;
+      }
+      progress();
+      const length = response.ContentLength;
+      if (whole) {
+        if (length === undefined) {
+          // No length to place the bytes by: the body whole, handed over at once.
+          read.out = await collectBody(response.Body, undefined, undefined, progress, signal);
+          read.handed = 0;
+          read.got = read.out.byteLength;
+          arrived();
+          return;
+        }
+        if (length > constants.MAX_LENGTH) throw new Error(`object of ${length} bytes is larger than the largest buffer (${constants.MAX_LENGTH})`);
+        read.out = new Uint8Array(length);
+        end = length;
+      } else {
+        const size = /\/(\d+)$/.exec(response.ContentRange ?? '')?.[1];
+        if (total !== undefined && size !== undefined && Number(size) !== total) {
+          throw new ObjectSizeError(path, Number(size), total);
+        }
+        if (length !== end! - from) throw new Error(`a ranged read of ${from}-${end! - 1} answered ${length} bytes`);
+      }
+      const out = read.out!;
+      const stop = end!;
+      await streamBody(response.Body, signal, (chunk) => {
+        progress();
+        const at = start + read.got;
+        if (at + chunk.byteLength > stop) throw new Error(`body is longer than its Content-Length ${stop - start}`);
+        out.set(chunk, at);
+        read.handed = at;
+        read.got += chunk.byteLength;
+        arrived();
+      });
+      if (start + read.got !== stop) throw new TruncatedBodyError(read.got, stop - start);
+    });
+  }
+
+  /**
    * A retried conditional put can meet its own first attempt: when the store applied the
    * write but the answer was lost (a reset, a 500 after commit), the retry is refused with
    * PreconditionFailedError although the object now holds these bytes. A publisher that
@@ -255,7 +384,7 @@ export class S3Source implements PrunableSource {
       try {
         return await attempt({ signal: controller.signal, progress: watchdog?.touch ?? noop });
       } catch (e) {
-        if (e instanceof PreconditionFailedError || e instanceof ObjectMissingError || e instanceof S3SourceError) throw e;
+        if (e instanceof PreconditionFailedError || e instanceof ObjectMissingError || e instanceof ObjectSizeError || e instanceof S3SourceError) throw e;
         // An abort surfaces as whatever the SDK or the stream makes of it; the watchdog knows.
         const cause = watchdog?.stalled === true ? stall : e;
         if (n >= this.maxAttempts || !isRetryable(cause)) {
@@ -296,3 +425,11 @@ function compare(a: string, b: string): number {
 }
 
 function noop(): void {}
+
+/** An object whose size is not the one its manifest names: a broken publication, refused like a wrong sha256. */
+export class ObjectSizeError extends OpsError {
+  constructor(path: string, actual: number, manifest: number) {
+    super('checksum_mismatch', `${path} is ${actual} bytes, its manifest says ${manifest}`);
+    this.name = 'ObjectSizeError';
+  }
+}

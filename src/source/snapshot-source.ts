@@ -37,6 +37,14 @@ export interface SnapshotSource {
   readObject(path: string, sizeHint?: number): Promise<Uint8Array>;
 
   /**
+   * Reads an immutable object as readObject does, handing each stretch of its bytes to
+   * `onBytes` as it arrives, in order and each byte once (so a hash runs while the object
+   * streams in, not over the whole buffer afterwards). Optional: streamObject() falls back
+   * to readObject for a source without it.
+   */
+  readObjectStreaming?(path: string, sizeHint: number | undefined, onBytes: (bytes: Uint8Array) => void): Promise<Uint8Array>;
+
+  /**
    * Writes an object (publishing). Immutable objects are written before the manifest.
    * With a condition, the write happens only if the object's current etag matches
    * (`ifMatch`) or the object does not exist (`ifNoneMatch: '*'`); otherwise it throws
@@ -44,6 +52,19 @@ export interface SnapshotSource {
    * atomically (some S3-compatible stores ignore conditional headers).
    */
   writeObject(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
+}
+
+/** An object's bytes, each stretch handed to `onBytes` as it arrives (see SnapshotSource.readObjectStreaming). */
+export async function streamObject(
+  source: SnapshotSource,
+  path: string,
+  sizeHint: number | undefined,
+  onBytes: (bytes: Uint8Array) => void,
+): Promise<Uint8Array> {
+  if (source.readObjectStreaming !== undefined) return source.readObjectStreaming(path, sizeHint, onBytes);
+  const bytes = await source.readObject(path, sizeHint);
+  onBytes(bytes);
+  return bytes;
 }
 
 /** An object found by listing: its path (relative to the source root) and size in bytes. */

@@ -23,22 +23,63 @@ export type IntCtor = { new (buffer: SharedArrayBuffer, byteOffset?: number, len
 
 export function decodeArrowColumn(c: ArrowColumn, rank: Int32Array | null): DecodedColumn {
   const { name, chunks, rows } = c;
-  const validity = c.hasNulls ? decodeValidity(chunks, rows, rank) : null;
+  const validity = c.hasNulls ? decodeValidityInto(chunks, allocU8(rows), rank) : null;
+  const values = allocValues(c, rows);
+  const strings = decodeValuesInto(c, values, rank);
+  switch (c.kind) {
+    case 'timestamp':
+      return { kind: 'timestamp', name, validity, unit: c.unit, values: values as Float64Array };
+    case 'string':
+      return { kind: 'string', name, validity, codes: values as Int32Array, strings: strings! };
+    default:
+      return { kind: c.kind, name, validity, values } as DecodedColumn;
+  }
+}
+
+/** What a column's values are held in: the typed array of its kind (strings: their Int32 codes). */
+export type ValueArray = Float64Array | Float32Array | BigInt64Array | IntArray;
+
+/** An array for `rows` values of the column's kind, on shared memory. */
+export function allocValues(c: ArrowColumn, rows: number): ValueArray {
   switch (c.kind) {
     case 'date32':
-      return { kind: 'date32', name, validity, values: placeFixed(chunks, allocI32(rows), rank) };
-    case 'int64':
-      return { kind: 'int64', name, validity, values: placeFixed(chunks, allocShared(BigInt64Array, rows), rank) };
-    case 'float':
-      return { kind: 'float', name, validity, values: placeFixed(chunks, c.single ? allocShared(Float32Array, rows) : allocF64(rows), rank) };
-    case 'int':
-      return { kind: 'int', name, validity, values: placeFixed(chunks, allocShared(c.ctor, rows), rank) };
-    case 'bool':
-      return { kind: 'bool', name, validity, values: decodeBits(chunks, allocU8(rows), rank) };
-    case 'timestamp':
-      return { kind: 'timestamp', name, validity, unit: c.unit, values: decodeTimestamps(chunks, rows, unitScale(c.unit), rank) };
     case 'string':
-      return { kind: 'string', name, validity, ...(c.dictionary ? decodeDictionary(chunks, rows, rank) : decodeUtf8(chunks, rows, rank)) };
+      return allocI32(rows);
+    case 'int64':
+      return allocShared(BigInt64Array, rows);
+    case 'float':
+      return c.single ? allocShared(Float32Array, rows) : allocF64(rows);
+    case 'int':
+      return allocShared(c.ctor, rows);
+    case 'bool':
+      return allocU8(rows);
+    case 'timestamp':
+      return allocF64(rows);
+  }
+}
+
+/**
+ * Decodes the column's values into `out` (exactly `c.rows` cells, from allocValues: a
+ * whole array or a part's stretch of a generation's), snapshot row j at `rank[j]`.
+ * Strings: `out` gets codes into the returned distinct values (order of first appearance).
+ */
+export function decodeValuesInto(c: ArrowColumn, out: ValueArray, rank: Int32Array | null): string[] | null {
+  const { chunks } = c;
+  switch (c.kind) {
+    case 'date32':
+    case 'int64':
+    case 'float':
+    case 'int':
+      placeFixed(chunks, out, rank);
+      return null;
+    case 'bool':
+      decodeBits(chunks, out as Uint8Array, rank);
+      return null;
+    case 'timestamp':
+      decodeTimestamps(chunks, out as Float64Array, unitScale(c.unit), rank);
+      return null;
+    case 'string':
+      return c.dictionary ? decodeDictionary(chunks, out as Int32Array, rank) : decodeUtf8(chunks, out as Int32Array, rank);
   }
 }
 
@@ -80,8 +121,7 @@ function words(d: Data): Int32Array {
 }
 
 /** Range-checked first (firstTimestampOutOfRange): every valid value is exact in µs here. */
-function decodeTimestamps(chunks: readonly Data[], rows: number, scale: number, rank: Int32Array | null): Float64Array {
-  const out = allocF64(rows);
+function decodeTimestamps(chunks: readonly Data[], out: Float64Array, scale: number, rank: Int32Array | null): Float64Array {
   let at = 0;
   for (const d of chunks) {
     const w = words(d);
@@ -98,20 +138,20 @@ function decodeTimestamps(chunks: readonly Data[], rows: number, scale: number, 
 
 type Fixed = Float64Array | Float32Array | BigInt64Array | IntArray;
 
-function placeFixed<T extends Fixed>(chunks: readonly Data[], out: T, rank: Int32Array | null): T {
+function placeFixed(chunks: readonly Data[], out: Fixed, rank: Int32Array | null): void {
   let at = 0;
   for (const d of chunks) {
     // `values` is already sliced to the chunk's offset, but may be padded past its length.
-    const src = (d.values as T).subarray(0, d.length) as T;
+    const src = (d.values as Fixed).subarray(0, d.length);
     if (rank === null) (out as { set(a: ArrayLike<unknown>, o: number): void }).set(src, at);
     else scatterInto(src, out, rank, at);
     at += d.length;
   }
-  return out;
 }
 
-function decodeValidity(chunks: readonly Data[], rows: number, rank: Int32Array | null): Uint8Array {
-  const out = allocU8(rows).fill(1);
+/** Validity (1 valid, 0 null) into `out` (exactly the column's rows), snapshot row j at `rank[j]`. */
+export function decodeValidityInto(chunks: readonly Data[], out: Uint8Array, rank: Int32Array | null): Uint8Array {
+  out.fill(1);
   let at = 0;
   for (const d of chunks) {
     const bm = d.nullBitmap;
@@ -138,17 +178,16 @@ function readBits(bits: Uint8Array, offset: number, length: number, out: Uint8Ar
   }
 }
 
-function decodeUtf8(chunks: readonly Data[], rows: number, rank: Int32Array | null): { codes: Int32Array; strings: string[] } {
+function decodeUtf8(chunks: readonly Data[], codes: Int32Array, rank: Int32Array | null): string[] {
   const coder = new Utf8Coder();
-  const codes = allocI32(rows);
   let at = 0;
   for (const d of chunks) {
     codeUtf8Chunk(coder, d.valueOffsets as Int32Array, d.values as Uint8Array, d.length, codes, rank, at);
     at += d.length;
   }
   const { strings, remap } = coder.finish();
-  if (remap !== null) for (let i = 0; i < rows; i++) codes[i] = remap[codes[i]!]!;
-  return { codes, strings };
+  if (remap !== null) for (let i = 0; i < codes.length; i++) codes[i] = remap[codes[i]!]!;
+  return strings;
 }
 
 /**
@@ -177,8 +216,7 @@ function sameBytes(bytes: Uint8Array, a: number, b: number, len: number): boolea
   return true;
 }
 
-function decodeDictionary(chunks: readonly Data[], rows: number, rank: Int32Array | null): { codes: Int32Array; strings: string[] } {
-  const codes = allocI32(rows);
+function decodeDictionary(chunks: readonly Data[], codes: Int32Array, rank: Int32Array | null): string[] {
   const strings: string[] = [];
   const codeOf = new Map<string, number>();
   let at = 0;
@@ -210,5 +248,5 @@ function decodeDictionary(chunks: readonly Data[], rows: number, rank: Int32Arra
     }
     at += d.length;
   }
-  return { codes, strings };
+  return strings;
 }

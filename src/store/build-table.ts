@@ -3,7 +3,6 @@ import { decodeArrowColumn, type ArrowColumn } from './arrow-column.js';
 import type { Column, StringColumn, StringDictionary } from './column.js';
 import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot, StoredField } from './decode-arrow.js';
 import { MinTree } from './min-tree.js';
-import { checkPartOrder, type PartLayout } from './part-order.js';
 import { copyDecoded, placeDecoded, sharedColumn } from './place-decoded.js';
 import { inversePermutation, orderBySeriesAndDate, type SeriesOrder } from './row-order.js';
 import { allocF64, allocI32 } from './shared-memory.js';
@@ -33,14 +32,13 @@ type Source = { readonly arrow: ArrowColumn } | { readonly decoded: DecodedColum
  * straight from its record batches into its place, so a snapshot is never held decoded in
  * snapshot order next to the table. A snapshot already in the physical order is not moved.
  */
-export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number, parts: PartLayout | null = null): Table {
+export function buildTableFromArrow(snap: ArrowSnapshot, floorUs: number): Table {
   return assemble(
     snap.rows,
     snap.seriesKey,
     snap.columns.map((arrow) => ({ arrow })),
     floorUs,
     snap.fields,
-    parts,
   );
 }
 
@@ -71,14 +69,7 @@ function placed(s: Source, rank: Int32Array | null, fresh: boolean): DecodedColu
   return fresh ? copyDecoded(s.decoded) : sharedColumn(s.decoded);
 }
 
-function assemble(
-  n: number,
-  seriesKey: readonly string[],
-  sources: readonly Source[],
-  floorUs: number,
-  fields: readonly StoredField[],
-  parts: PartLayout | null = null,
-): Table {
+function assemble(n: number, seriesKey: readonly string[], sources: readonly Source[], floorUs: number, fields: readonly StoredField[]): Table {
   const byName = new Map(sources.map((s) => [nameOf(s), s]));
   const dictionaries = new Map<string, StringDictionary>();
   const dictionaryOf = (c: StringDecoded): StringDictionary => {
@@ -93,7 +84,6 @@ function assemble(
   const early = new Map([...ORDER_COLUMNS, ...seriesKey].map((name) => [name, inSnapshotOrder(byName.get(name)!)]));
   const order = orderOf(n, seriesKey, early, dictionaryOf);
   const { seriesStart, seriesCount, minDate, span } = order;
-  if (parts !== null) checkPartOrder(parts, order.perm, seriesStart, seriesCount, (row) => describeSeries(seriesKey, early, row));
   const rank0 = order.perm === null ? null : inversePermutation(order.perm);
   for (const [name, c] of early) done.set(name, rank0 === null ? sharedColumn(c) : placeDecoded(c, rank0));
   early.clear();
@@ -112,7 +102,32 @@ function assemble(
     if (c.kind !== 'string') return c;
     return { kind: 'string', name: c.name, validity: c.validity, codes: c.codes, dict: dictionaryOf(c) };
   });
+  return indexTable({ rows: n, seriesKey, columns, fields, seriesStart, seriesCount, minDate, span, floorUs });
+}
+
+/** A table's columns in its physical order (table.ts), with its series ranges: all the rest is computed from them. */
+export interface PlacedColumns {
+  readonly rows: number;
+  readonly seriesKey: readonly string[];
+  /** every column, in schema order, rows in the physical order */
+  readonly columns: readonly Column[];
+  readonly fields: readonly StoredField[];
+  /** series s owns rows [seriesStart[s], seriesStart[s+1]) */
+  readonly seriesStart: Int32Array;
+  readonly seriesCount: number;
+  readonly minDate: number;
+  /** maxDate - minDate + 1 */
+  readonly span: number;
+  readonly floorUs: number;
+}
+
+/** The keys, series ranges and visibility indexes of placed columns: the serving table. */
+export function indexTable(p: PlacedColumns): Table {
+  const { rows: n, seriesKey, columns, fields, seriesStart, seriesCount, minDate, span, floorUs } = p;
   const out = new Map(columns.map((c) => [c.name, c]));
+  const date = (out.get('date') as { values: Int32Array }).values;
+  const observedUs = (out.get('str_observed_at') as { values: Float64Array }).values;
+  const ingestedUs = (out.get('str_ingested_at') as { values: Float64Array }).values;
   const eff = out.get('str_effective_at')!;
   let effectiveUs: Float64Array;
   if (eff.kind === 'date32') {
@@ -253,15 +268,6 @@ function orderOf(
     return { codes: c.codes, cardinality: c.strings.length, rank: dictionaryOf(c).rank };
   });
   return orderBySeriesAndDate(n, (early.get('date') as { values: Int32Array }).values, keys);
-}
-
-/** `{"country":"DE"}`: a series as an operator reads it, from a snapshot row. */
-function describeSeries(seriesKey: readonly string[], early: ReadonlyMap<string, DecodedColumn>, row: number): string {
-  const values = seriesKey.map((k) => {
-    const c = early.get(k) as StringDecoded;
-    return [k, c.strings[c.codes[row]!]];
-  });
-  return JSON.stringify(Object.fromEntries(values));
 }
 
 function columnBytes(c: Column): number {

@@ -9,8 +9,12 @@
  * publishes of a 2.7 MB generation under a 64 MiB budget, docs/snapshots.md#release). One
  * allocation per generation is mapped on its own once it is large, so freeing it gives the
  * pages back, and a small one leaves one hole that the next generation of the dataset fits.
+ *
+ * Buffers above `largest` stay where they are: each is mapped on its own already (the
+ * allocator's mmap threshold, Dockerfile), and copying a large generation's columns would
+ * hold it twice at the end of its build.
  */
-export function packShared<T>(x: T): T {
+export function packShared<T>(x: T, largest = Infinity): T {
   const places = new Map<SharedArrayBuffer, number>();
   let total = 0;
   const seen = new Set<object>();
@@ -18,7 +22,7 @@ export function packShared<T>(x: T): T {
     if (typeof v !== 'object' || v === null || seen.has(v)) return;
     seen.add(v);
     if (ArrayBuffer.isView(v)) {
-      if (v.buffer instanceof SharedArrayBuffer && !places.has(v.buffer)) {
+      if (v.buffer instanceof SharedArrayBuffer && v.buffer.byteLength <= largest && !places.has(v.buffer)) {
         total = Math.ceil(total / 8) * 8;
         places.set(v.buffer, total);
         total += v.buffer.byteLength;
