@@ -115,17 +115,19 @@ const bucket: Store = {
 };
 
 /**
- * S3: the first poll after the change read it (200) and applied it: every later poll finds
- * it unchanged (304). A poll that missed the change shows as a 304 first; a read the
- * server did not keep, as a second 200. A poll that arrived while the write was under way
- * may have read either file: it may be the one that read the change, or a 304 before it.
+ * S3: the first poll after the change read it (200, the new object's etag) and applied it:
+ * every later poll finds it unchanged (304). A poll that missed the change shows as a 304
+ * or the old object first; a read the server did not keep, as a second 200. A poll that
+ * arrived while the write was under way may have read either object: it may be the one
+ * that read the change, or come before it.
  */
 function expectFirstPollApplied(): void {
   const write = s3.requests.filter(isWrite).at(-1)!;
   const reads = s3.requests.filter((r) => isRead(r) && r.arrived > write.arrived).sort((x, y) => x.arrived - y.arrived);
   const firstAfter = reads.findIndex((r) => r.arrived >= write.answeredBefore);
-  const applied = reads.findIndex((r) => r.status === 200);
-  const story = JSON.stringify(reads.map((r) => [r.status, r.arrived >= write.answeredBefore ? 'after' : 'during']));
+  const applied = reads.findIndex((r) => r.status === 200 && r.etag === write.etag);
+  const story = JSON.stringify(reads.map((r) => [r.status, r.etag === write.etag ? 'new' : 'old', r.arrived >= write.answeredBefore ? 'after' : 'during']));
+  expect(write.etag, 'the write answered with its etag').not.toBeNull();
   expect(applied, `a poll read the change: ${story}`).toBeGreaterThanOrEqual(0);
   expect(applied, `the first poll after the change read it: ${story}`).toBeLessThanOrEqual(firstAfter === -1 ? Infinity : firstAfter);
   expect(

@@ -10,6 +10,7 @@ interface KoaContext {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+  readonly response: { get(field: string): string };
 }
 
 /** The part of s3rver (CommonJS, untyped) the tests use. */
@@ -41,6 +42,8 @@ export interface S3Request {
   readonly answeredBefore: number;
   /** Date.now() when it was answered */
   readonly at: number;
+  /** the answer's ETag header (a read's object, a write's new object), or null */
+  readonly etag: string | null;
 }
 
 export interface TestS3 {
@@ -84,7 +87,7 @@ export async function startS3rver(bucket = 'snapshots'): Promise<TestS3> {
     } finally {
       const prefix = `/${bucket}/`;
       const key = ctx.path.startsWith(prefix) ? decodeURIComponent(ctx.path.slice(prefix.length)) : ctx.path;
-      requests.push({ method: ctx.method, key, status: ctx.status, arrived, answeredBefore: arrivals, at: Date.now() });
+      requests.push({ method: ctx.method, key, status: ctx.status, arrived, answeredBefore: arrivals, at: Date.now(), etag: ctx.response.get('etag') || null });
       for (const w of waiters.splice(0)) w();
     }
   });
