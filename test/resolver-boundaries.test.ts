@@ -68,8 +68,8 @@ const edges = versionDataset('gbsi_eu', 'system_stress', 'country', [
 ]);
 
 /**
- * pemi: 200 zones, zone i's last date 3i days after the first, so `latest` spans 598 days
- * over 200 series; and zone LONG, 2,200 daily keys before them all (walk-forward windows
+ * pemi: 600 zones (past the 512 that one doubling of a resolver's first per-series scratch holds), zone i's last date i days after the first, so `latest` spans 600 days
+ * over 601 series; and zone LONG, 2,200 daily keys before them all (walk-forward windows
  * of more keys than the first window buffer holds, and a narrow window sliding over
  * more keys than it: the buffer grows, and compacts).
  */
@@ -77,9 +77,9 @@ const SPAN_FROM = dayOf('2024-06-01');
 const LONG_TO = SPAN_FROM - 2;
 const LONG_FROM = LONG_TO - 2199;
 const spread = versionDataset('pemi', 'grid_stress', 'bidding_zone', [
-  ...Array.from({ length: 200 }, (_, i): Version[] => {
+  ...Array.from({ length: 600 }, (_, i): Version[] => {
     const key = `Z${String(i).padStart(3, '0')}`;
-    const day = SPAN_FROM + 3 * i;
+    const day = SPAN_FROM + i;
     return [
       { key, day: day - 1, effUs: (day - 1) * DAY_US, obsUs: (day - 1) * DAY_US + HOUR_US },
       { key, day, effUs: day * DAY_US, obsUs: day * DAY_US + HOUR_US },
@@ -136,24 +136,9 @@ describe('resolvers at their boundaries, against the reference model', () => {
     expect(await dates(forecastDay)).toContain(iso(forecastDay));
   });
 
-  it('walk-forward: a window of 60 keys sliding over 2,200 (the window buffer compacts), then windows of 1,101 and 2,151 keys (it grows twice), from one series and from every series', async () => {
-    const long = { bidding_zone: 'LONG' };
-    // Compactions first (while the buffer has its first 1,024 entries), then one growth per way in.
-    const cases: Walk[] = [
-      { from: LONG_FROM + 50, to: LONG_TO + 3, step: 29, window: 60, filters: {} }, // every series: the date order
-      { from: LONG_FROM + 50, to: LONG_TO + 3, step: 23, window: 60, filters: long }, // one series: its own run
-      { from: LONG_TO - 5, to: LONG_TO, step: 1, window: 1100, filters: long },
-      { from: LONG_TO - 3, to: LONG_TO, step: 1, window: 2150, filters: {} },
-    ];
-    for (const w of cases) {
-      const expected = referenceWalk(spread, w, h.clock.now());
-      expect(expected.length, walkPath(spread, w)).toBeGreaterThan(4000);
-      for (const limit of [100_000, 997]) sameRows(`${walkPath(spread, w)} limit ${limit}`, await pageChain(h, walkPath(spread, w), limit), expected);
-    }
-  });
-
-  it('walk-forward over many series (the date order, through a mask when filtered): every series, then two filters of 30, each its own answer', async () => {
-    const zones = (from: number) => Array.from({ length: 30 }, (_, i) => `Z${String(from + 6 * i).padStart(3, '0')}`).join(',');
+  it('walk-forward over many series (the date order, through a mask when filtered): every series, then filters of 80 one after another, each its own answer', async () => {
+    const zones = (from: number) => Array.from({ length: 80 }, (_, i) => `Z${String(from + 7 * i).padStart(3, '0')}`).join(',');
+    // The thread's first walk over pemi is over all 601 series: its per-series scratch must hold them at once.
     let rows = 0;
     for (const filters of [{}, { bidding_zone: zones(0) }, { bidding_zone: zones(1) }, { bidding_zone: `LONG,${zones(2)}` }] as Array<Record<string, string>>) {
       for (const [step, window] of [
@@ -170,41 +155,64 @@ describe('resolvers at their boundaries, against the reference model', () => {
     expect(rows).toBeGreaterThan(1000);
   });
 
+  it('walk-forward: a window of 60 keys sliding over 2,200 (the window buffer compacts), then windows of 1,101 and 2,151 keys (it grows twice), from one series and from every series', async () => {
+    const long = { bidding_zone: 'LONG' };
+    // Compactions first (while the buffer has its first 1,024 entries), then one growth per way in.
+    const cases: Walk[] = [
+      { from: LONG_FROM + 50, to: LONG_TO + 3, step: 29, window: 60, filters: {} }, // every series: the date order
+      { from: LONG_FROM + 50, to: LONG_TO + 3, step: 23, window: 60, filters: long }, // one series: its own run
+      { from: LONG_TO - 5, to: LONG_TO, step: 1, window: 1100, filters: long },
+      { from: LONG_TO - 3, to: LONG_TO, step: 1, window: 2150, filters: {} },
+    ];
+    for (const w of cases) {
+      const expected = referenceWalk(spread, w, h.clock.now());
+      expect(expected.length, walkPath(spread, w)).toBeGreaterThan(4000);
+      for (const limit of [100_000, 997]) sameRows(`${walkPath(spread, w)} limit ${limit}`, await pageChain(h, walkPath(spread, w), limit), expected);
+    }
+  });
+
   it('vintages: forecasts, revisions visible out of order, with and without as_of, first releases, every page', async () => {
-    const cases: VintageParams[] = [];
+    // The thread's first vintages page is over all 601 series of pemi: its per-series scratch must hold them at once.
+    const cases: Array<[GeneratedSnapshot, VintageParams]> = [[spread, { date_from: iso(SPAN_FROM - 3) }]];
     for (const filters of [undefined, { country: 'C2' }, { country: 'C1,C4' }, { country: 'DEEP' }]) {
       for (const as_of of [undefined, instant((DAY0 + 9) * DAY_US + 10 * HOUR_US), iso(DAY0 + 20), instant((DAY0 + 12) * DAY_US - 1)]) {
         for (const release of [undefined, 'first'] as const) {
-          cases.push({
-            ...(filters === undefined ? {} : { filters }),
-            ...(as_of === undefined ? {} : { as_of }),
-            ...(release === undefined ? {} : { release }),
-          });
-          cases.push({
-            date_from: iso(DAY0 + 5),
-            date_to: iso(DAY0 + 17),
-            ...(filters === undefined ? {} : { filters }),
-            ...(as_of === undefined ? {} : { as_of }),
-          });
+          cases.push([
+            edges,
+            {
+              ...(filters === undefined ? {} : { filters }),
+              ...(as_of === undefined ? {} : { as_of }),
+              ...(release === undefined ? {} : { release }),
+            },
+          ]);
+          cases.push([
+            edges,
+            {
+              date_from: iso(DAY0 + 5),
+              date_to: iso(DAY0 + 17),
+              ...(filters === undefined ? {} : { filters }),
+              ...(as_of === undefined ? {} : { as_of }),
+            },
+          ]);
         }
       }
     }
     let rows = 0;
-    for (const p of cases) {
+    for (const [ds, p] of cases) {
       const q = [
         ...Object.entries(p.filters ?? {}),
         ...(['date_from', 'date_to', 'as_of', 'release'] as const).filter((k) => p[k] !== undefined).map((k) => [k, p[k]!]),
       ];
-      const path = `/${edges.productId}/${edges.dataset}/vintages?${q.map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join('&')}`;
-      const expected = referenceVintages(edges, p);
-      for (const limit of [100_000, Math.max(1, Math.ceil(expected.length / 10)), 2])
+      const path = `/${ds.productId}/${ds.dataset}/vintages?${q.map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join('&')}`;
+      const expected = referenceVintages(ds, p);
+      for (const limit of [100_000, Math.max(1, Math.ceil(expected.length / 10)), ...(ds === edges ? [2] : [])])
         sameRows(`${path} limit ${limit}`, await pageChain(h, path, limit), expected);
       rows += expected.length;
     }
     expect(rows).toBeGreaterThan(2000);
   });
 
-  it('latest over 201 series whose last dates span 600 days, then fewer: each in (date, series) order', async () => {
+  it('latest over 601 series whose last dates span 600 days, then fewer: each in (date, series) order', async () => {
     const rowsLike = async (ds: GeneratedSnapshot, p: RefParams, limit: number) => {
       const q = Object.entries({ ...p, ...p.filters, filters: undefined }).filter(([, v]) => v !== undefined);
       const path = `/${ds.productId}/${ds.dataset}?${q.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;
@@ -212,10 +220,10 @@ describe('resolvers at their boundaries, against the reference model', () => {
       sameRows(path, await pageChain(h, path, limit), expected);
       return expected.length;
     };
-    expect(await rowsLike(spread, { latest: 'true' }, 10_000)).toBe(201);
-    expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(201);
-    expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(102);
-    expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(152);
+    expect(await rowsLike(spread, { latest: 'true' }, 10_000)).toBe(601);
+    expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(601);
+    expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(303);
+    expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(453);
     expect(await rowsLike(edges, { latest: 'true' }, 10_000)).toBe(COUNTRIES + 1);
     expect(await rowsLike(edges, { latest: 'true', as_of: iso(DAY0 + 10) }, 2)).toBe(COUNTRIES + 1);
   });
