@@ -1,7 +1,10 @@
 /* global process, console, performance, URL */
-// Parquet readers for `pitcache publish --input x.parquet`, measured as the publisher uses
-// them: every column of every row group read into memory. Each reader runs in a child
-// process of its own (peak RSS is its own), in alternating rounds.
+// Parquet readers for `pitcache publish --input x.parquet`, measured as the publisher needs
+// them: every column of every row group, a row group at a time. parquet-wasm and hyparquet
+// go as far as the publisher needs them: parquet-wasm to Arrow IPC bytes, hyparquet to JS
+// cells (the Arrow writing the publisher then did, from those cells, comes on top); DuckDB has no
+// Arrow export without its arrow extension (a download), so it stops at its own columns.
+// Each reader runs in a child process of its own (peak RSS is its own), in alternating rounds.
 //   node bench/parquet-read/parquet-read.mjs [rows=2000000] [rounds=3]
 // Writes the test file with DuckDB (ZSTD, row groups of 122,880 rows) under $TMPDIR first.
 import { execFileSync } from 'node:child_process';
@@ -11,10 +14,22 @@ import { join } from 'node:path';
 
 const [mode, file] = [process.argv[2], process.argv[3]];
 
-if (mode === 'hyparquet' || mode === 'duckdb') {
+const MODES = ['parquet-wasm', 'hyparquet', 'duckdb'];
+if (MODES.includes(mode)) {
   const t0 = performance.now();
   let cells = 0;
-  if (mode === 'hyparquet') {
+  if (mode === 'parquet-wasm') {
+    const { openAsBlob } = await import('node:fs');
+    const { ParquetFile } = await import('parquet-wasm/node');
+    const f = await ParquetFile.fromFile(await openAsBlob(file));
+    const groups = f.metadata().numRowGroups();
+    for (let g = 0; g < groups; g++) {
+      const group = f.metadata().rowGroup(g);
+      cells += group.numRows() * group.numColumns();
+      (await f.read({ rowGroups: [g], batchSize: 1 << 20 })).intoIPCStream();
+    }
+    f.free();
+  } else if (mode === 'hyparquet') {
     const { asyncBufferFromFile, parquetMetadataAsync, parquetRead } = await import('hyparquet');
     const { compressors } = await import('hyparquet-compressors');
     const f = await asyncBufferFromFile(file);
@@ -58,9 +73,10 @@ try {
     'v1' AS model_version, 'zone-' || (i // 2000)::VARCHAR AS region, random() AS value, (i % 3 = 0) AS flag
     FROM range(${rows}) t(i)) TO '${path}' (FORMAT parquet, COMPRESSION zstd)`);
   c.closeSync();
-  const results = { hyparquet: [], duckdb: [] };
+  const results = Object.fromEntries(MODES.map((m) => [m, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const m of r % 2 === 0 ? ['hyparquet', 'duckdb'] : ['duckdb', 'hyparquet']) {
+    // each reader first in turn: none always runs on the machine's later minute
+    for (const m of MODES.map((_, i) => MODES[(i + r) % MODES.length])) {
       const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, m, path], { encoding: 'utf8' });
       results[m].push(JSON.parse(out));
     }
@@ -68,7 +84,7 @@ try {
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   for (const [m, rs] of Object.entries(results)) {
     console.log(
-      `${m}: ${rows} rows x 8 columns, median ${median(rs.map((x) => x.ms))} ms, peak RSS ${median(rs.map((x) => x.peakRssMiB))} MiB (rounds: ${rs.map((x) => x.ms).join(', ')} ms)`,
+      `${m}: ${rows} rows x 8 columns (${rs[0].cells} cells), median ${median(rs.map((x) => x.ms))} ms, peak RSS ${median(rs.map((x) => x.peakRssMiB))} MiB (rounds: ${rs.map((x) => x.ms).join(', ')} ms)`,
     );
   }
 } finally {
