@@ -10,13 +10,13 @@
  *   npm run build && (cd ../other-checkout && npm run build)
  *   npm run bench:publish -- --before-cli ../other-checkout/dist/src/cli/main.js [--series 4000 --days 250 --rounds 3]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliPath } from '../lib/paths.js';
 import { writeInputFiles } from './input-files.js';
+import { publishRun, type Run } from './publish-run.js';
 
 const log = (m: string): void => void process.stderr.write(`[publish ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const { values: args } = parseArgs({
@@ -29,43 +29,6 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
   },
 });
-
-/** Prints the peak RSS (KiB) on stderr when the process exits, whatever the command. */
-const PRELOAD = `data:text/javascript,${encodeURIComponent(
-  "process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KIB ' + process.resourceUsage().maxRSS + '\\n'));",
-)}`;
-
-interface Run {
-  readonly ok: boolean;
-  readonly ms: number;
-  readonly rssMiB: number;
-  readonly out: string;
-}
-
-function publishRun(cli: string, argv: readonly string[], capMiB: number | null): Promise<Run> {
-  const node = [...(capMiB === null ? [] : [`--max-old-space-size=${capMiB}`]), '--import', PRELOAD, cli, 'publish', ...argv];
-  return new Promise((done, fail) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, node, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const rss = /PEAK_RSS_KIB (\d+)/.exec(err);
-      const oom = /heap out of memory/.test(err);
-      if (code !== 0 && !oom) log(`exit ${code}: ${err.slice(-1000)}`);
-      done({
-        ok: code === 0,
-        ms,
-        rssMiB: rss === null ? NaN : Number(rss[1]) / 1024,
-        out: out.trim() || (oom ? 'JS heap out of memory' : err.trim().split('\n').at(-1)!),
-      });
-    });
-  });
-}
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
