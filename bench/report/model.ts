@@ -5,6 +5,7 @@ import type { MemoryReading } from '../lib/proc.js';
 import type { MicroResult } from '../micro/hot-paths.js';
 import type { MachineInfo } from './machine.js';
 import type { OtherFormat } from '../workloads.js';
+import type { ChainPagesResult } from '../sections/chain-pages.js';
 
 export interface DataSummary {
   readonly name: string;
@@ -32,6 +33,8 @@ export interface AlternativeResults {
   ceilings?: Partial<Record<WorkloadName, Outcome<CeilingRun>>>;
   /** the bulk workloads answered in CSV and Arrow (pitcache over HTTP), each with its ceiling run */
   formats?: Partial<Record<WorkloadName, Partial<Record<OtherFormat, FormatRun>>>>;
+  /** page-walk's chains followed one request at a time, per format: each page's time, last page ÷ median page (sections/chain-pages.ts) */
+  chainPages?: Outcome<{ readonly formats: readonly ChainPagesResult[] }>;
 }
 
 /** One bulk workload in one format: pitcache's run and the ceiling's for its mean answer in that format. */

@@ -8,6 +8,7 @@ import type { AlternativeResults, BenchResults, CeilingRun, Outcome, PairedRound
 import { ceilingShare } from '../report/measures.js';
 import { median } from '../lib/stats.js';
 import { meanAnswerBytes } from './ceiling-size.js';
+import { timeChains, type ChainPagesResult } from './chain-pages.js';
 import { BULK_WORKLOADS, OTHER_FORMATS, inFormat, toPath } from '../workloads.js';
 
 export interface RunContext {
@@ -77,6 +78,9 @@ export async function runThroughput(
           if (alt instanceof HttpServerAlternative && alt.name.startsWith('pitcache') && BULK_WORKLOADS.includes(w)) {
             await otherFormats(alt, ceilingFor, w, workloads[w], data, ctx, out);
           }
+          if (alt instanceof HttpServerAlternative && alt.name.startsWith('pitcache') && w === 'page-walk') {
+            out.chainPages = await chainPages(alt, workloads[w], data, ctx);
+          }
         } catch (e) {
           out.runs[w] = { ok: false, error: errorText(e) };
           ctx.log(`${alt.name} ${w}: failed: ${errorText(e).split('\n')[0]}`);
@@ -120,6 +124,28 @@ async function otherFormats(
       ctx.log(`${alt.name} ${w} ${format}: failed: ${errorText(e).split('\n')[0]}`);
     }
     runs[format] = { run, ceiling: run.ok ? await ceilingRun(alt, ceilingFor, w, q, data, ctx) : null };
+  }
+}
+
+/** page-walk's first chains followed one page at a time in each format: last page ÷ median page. */
+async function chainPages(
+  alt: HttpServerAlternative,
+  queries: readonly BenchQuery[],
+  data: BenchData,
+  ctx: RunContext,
+): Promise<AlternativeResults['chainPages']> {
+  try {
+    const formats: ChainPagesResult[] = [];
+    for (const format of ['json', ...OTHER_FORMATS]) {
+      const r = await timeChains(alt.baseUrl, data.apiKey, queries, format, ctx.quick ? 5_000 : 60_000);
+      formats.push(r);
+      ctx.log(
+        `${alt.name} page-walk chains ${format}: ${r.chains.length} chains, last page ÷ median page worst ${r.worstLastOverMedian?.toFixed(2)}, median ${r.medianLastOverMedian?.toFixed(2)}, p99 page ${r.p99PageMs.toFixed(1)} ms`,
+      );
+    }
+    return { ok: true, formats };
+  } catch (e) {
+    return { ok: false, error: errorText(e) };
   }
 }
 
