@@ -18,6 +18,11 @@
  *   npm run bench:large -- [--rows 72000000] [--small-rows 1000000] [--series 20000] [--files 16] [--rounds 3]
  *     [--duration 10] [--dir /var/tmp] [--out FILE]
  *
+ * `--work DIR` keeps the files and generations in DIR (not deleted) and reuses what an earlier
+ * run with the same DIR published, with the figures it recorded (`published.json`);
+ * `--publish-only` stops after the publishes. So the long publish can run apart from the
+ * measurements that need a quiet machine, which a second run with the same `--work` makes.
+ *
  * At the default size the Parquet files are about 1.5 GiB, the generation about 4.3 GiB of
  * Arrow, and the machine needs about 3x that in memory (pitcache and DuckDB run one after the
  * other; the small server stays up beside the large one).
@@ -46,6 +51,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '10' },
     dir: { type: 'string', default: '/var/tmp' },
+    work: { type: 'string' },
+    'publish-only': { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
@@ -154,10 +161,36 @@ function queryPaths(count: number, series: number, days: number, seed: number): 
   return lines.join('\n') + '\n';
 }
 
+interface Published {
+  readonly written: number;
+  readonly parquet: number;
+  readonly pub: { readonly ms: number; readonly rssMiB: number };
+  readonly arrow: number;
+}
+
+async function writeAndPublish(s: { name: string; rows: number; series: number; files: number }, input: string, source: string): Promise<Published> {
+  log(`${s.name}: writing ${s.rows} rows (${s.series} series) as ${s.files} Parquet files`);
+  const written = await writeParquet(input, s.rows, s.series, s.files);
+  const parquet = await folderBytes(input);
+  log(`${s.name}: ${(parquet / MiB).toFixed(0)} MiB of Parquet; publishing`);
+  await mkdir(source, { recursive: true });
+  await writeFile(join(source, 'keys.json'), JSON.stringify(keysFile()));
+  const pub = await publishRun(
+    cliPath(),
+    ['--source', source, '--product', 'pemi', '--dataset', 'grid_stress', '--input', input, '--series-key', 'bidding_zone', '--replace'],
+    null,
+  );
+  if (!pub.ok) throw new Error(`publish failed: ${pub.out}`);
+  const arrow = await generationBytes(source);
+  log(`${s.name}: published in ${(pub.ms / 1000).toFixed(1)} s, peak RSS ${pub.rssMiB.toFixed(0)} MiB, ${(arrow / GiB).toFixed(2)} GiB of Arrow`);
+  return { written, parquet, pub: { ms: pub.ms, rssMiB: pub.rssMiB }, arrow };
+}
+
 async function main(): Promise<void> {
   const num = (k: keyof typeof args): number => Number(args[k]);
   const [rows, smallRows, series, files, rounds, duration] = [num('rows'), num('small-rows'), num('series'), num('files'), num('rounds'), num('duration')];
-  const dir = await mkdtemp(join(args.dir, 'pitcache-bench-large-'));
+  const dir = args.work ?? (await mkdtemp(join(args.dir, 'pitcache-bench-large-')));
+  if (args.work !== undefined) await mkdir(dir, { recursive: true });
   const started: Spawned[] = [];
   try {
     const sizes = [
@@ -169,20 +202,18 @@ async function main(): Promise<void> {
     for (const s of sizes) {
       const input = join(dir, `${s.name}-parquet`);
       const source = join(dir, `${s.name}-source`);
-      log(`${s.name}: writing ${s.rows} rows (${s.series} series) as ${s.files} Parquet files`);
-      const written = await writeParquet(input, s.rows, s.series, s.files);
-      const parquet = await folderBytes(input);
-      log(`${s.name}: ${(parquet / MiB).toFixed(0)} MiB of Parquet; publishing`);
-      await mkdir(source, { recursive: true });
-      await writeFile(join(source, 'keys.json'), JSON.stringify(keysFile()));
-      const pub = await publishRun(
-        cliPath(),
-        ['--source', source, '--product', 'pemi', '--dataset', 'grid_stress', '--input', input, '--series-key', 'bidding_zone', '--replace'],
-        null,
-      );
-      if (!pub.ok) throw new Error(`publish failed: ${pub.out}`);
-      const arrow = await generationBytes(source);
-      log(`${s.name}: published in ${(pub.ms / 1000).toFixed(1)} s, peak RSS ${pub.rssMiB.toFixed(0)} MiB, ${(arrow / GiB).toFixed(2)} GiB of Arrow; serving`);
+      const recorded = join(dir, `${s.name}-published.json`);
+      const earlier =
+        args.work === undefined
+          ? null
+          : await readFile(recorded, 'utf8').then(
+              (t) => JSON.parse(t) as Published,
+              () => null,
+            );
+      const { written, parquet, pub, arrow } = earlier ?? (await writeAndPublish(s, input, source));
+      if (earlier !== null) log(`${s.name}: published by an earlier run (${recorded})`);
+      else await writeFile(recorded, JSON.stringify({ written, parquet, pub, arrow }));
+      if (args['publish-only']) continue;
       const sv = await serve(source);
       started.push(sv.server);
       served[s.name] = { ...sv, days: Math.floor(s.rows / s.series), series: s.series };
@@ -201,6 +232,7 @@ async function main(): Promise<void> {
           `${(duck.ms / sv.readyMs).toFixed(2)} | ${(sv.rssBytes / arrow).toFixed(2)} | ${(duck.rssMiB / 1024).toFixed(2)} GiB |`,
       );
     }
+    if (args['publish-only']) return;
     // The large server again for the queries (its load was timed above, alone).
     const large = await serve(join(dir, 'large-source'));
     started.push(large.server);
@@ -239,7 +271,7 @@ async function main(): Promise<void> {
     if (args.out !== undefined) await writeFile(args.out, text + '\n');
   } finally {
     await Promise.all(started.map((s) => s.stop()));
-    await rm(dir, { recursive: true, force: true });
+    if (args.work === undefined) await rm(dir, { recursive: true, force: true });
   }
 }
 
