@@ -52,12 +52,7 @@ export function sortBySeriesThenTime(seriesOf: Int32Array, atUs: Float64Array, s
   for (let s = 0; s < seriesCount; s++) {
     const a = start[s]!;
     const e = start[s + 1]!;
-    if (e - a === 1) {
-      events[a] = grouped[a]!;
-      at[a] = groupedAt[a]!;
-    } else if (e > a && !packedSort(grouped, groupedAt, a, e, words, halves, events, at)) {
-      comparatorSort(grouped, groupedAt, a, e, events, at);
-    }
+    if (e > a && !packedSort(grouped, groupedAt, a, e, words, halves, events, at)) comparatorSort(grouped, groupedAt, a, e, events, at);
   }
   return { events, at, start: start.subarray(0, seriesCount + 1) };
 }
@@ -110,7 +105,7 @@ function packedSort(
 function comparatorSort(grouped: Int32Array, groupedAt: Float64Array, a: number, e: number, events: Int32Array, at: Float64Array): void {
   const places = new Int32Array(e - a);
   for (let j = 0; j < places.length; j++) places[j] = a + j;
-  places.sort((x, y) => groupedAt[x]! - groupedAt[y]! || x - y);
+  places.sort((x, y) => groupedAt[x]! - groupedAt[y]!);
   for (let j = 0; j < places.length; j++) {
     events[a + j] = grouped[places[j]!]!;
     at[a + j] = groupedAt[places[j]!]!;
