@@ -85,8 +85,16 @@ describe('contract 15: asof_join body types, encodings and compression over HTTP
     for (const enc of ['deflate', 'gzip, br']) {
       const r = await post(csv, { 'content-type': 'text/csv', 'content-encoding': enc });
       expect(r.status, enc).toBe(415);
-      expect((JSON.parse(r.body.toString()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unsupported_media_type' });
+      const error = (JSON.parse(r.body.toString()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('unsupported_media_type');
+      expect(error.message, enc).toContain(`not ${JSON.stringify(enc)}`);
     }
+    const type = await post(csv, { 'content-type': 'text/plain' });
+    expect(type.status).toBe(415);
+    expect((JSON.parse(type.body.toString()) as { error: { message: string } }).error.message).toContain(
+      'text/csv, application/json or application/vnd.apache.arrow.stream',
+    );
+    expect((JSON.parse(type.body.toString()) as { error: { message: string } }).error.message).toContain('not "text/plain"');
     const notGzip = await post(csv, { 'content-type': 'text/csv', 'content-encoding': 'gzip' });
     expect(notGzip.status).toBe(400);
     expect((JSON.parse(notGzip.body.toString()) as { error: { code: string; message: string } }).error.code).toBe('invalid_body');
@@ -119,5 +127,35 @@ describe('contract 15: asof_join body types, encodings and compression over HTTP
     expect(small.body.length).toBeLessThan(1024);
     expect(small.headers['content-encoding']).toBeUndefined();
     expect(small.body.toString('utf8')).toContain('2026-02-04T23:59:59.999999Z,DE,2026-02-02,DE02-v2,false');
+    // An answer of exactly 1,024 bytes is compressed (the passthrough cell pads it to that size).
+    const sized = (pad: number) =>
+      post(`id,at,country\n${'x'.repeat(pad)},2026-02-04,DE\n`, { 'content-type': 'text/csv', 'accept-encoding': 'identity' }, 'columns=tag&format=csv');
+    const one = (await sized(1)).body.length;
+    const exact = 1 + 1024 - one;
+    expect((await sized(exact)).body.length).toBe(1024);
+    const at1024 = await post(
+      `id,at,country\n${'x'.repeat(exact)},2026-02-04,DE\n`,
+      { 'content-type': 'text/csv', 'accept-encoding': 'gzip' },
+      'columns=tag&format=csv',
+    );
+    expect(at1024.headers['content-encoding']).toBe('gzip');
+    const at1023 = await post(
+      `id,at,country\n${'x'.repeat(exact - 1)},2026-02-04,DE\n`,
+      { 'content-type': 'text/csv', 'accept-encoding': 'gzip' },
+      'columns=tag&format=csv',
+    );
+    expect(at1023.body.length).toBe(1023);
+    expect(at1023.headers['content-encoding']).toBeUndefined();
+  });
+
+  it("stamps the answer with the server clock's time, as a query's answer is (retrieved_at, x-data-age-hours)", async () => {
+    const join = await post('at,country\n2026-02-04,DE\n', { 'content-type': 'text/csv' });
+    const query = await h.get('/gbsi_eu/system_stress?country=DE');
+    const stamp = (m: Record<string, unknown>) => m.retrieved_at;
+    const joinMeta = (JSON.parse(join.body.toString('utf8')) as { metadata: Record<string, unknown> }).metadata;
+    expect(stamp(joinMeta)).toBe(new Date(h.clock.now()).toISOString());
+    expect(stamp(joinMeta)).toBe(stamp((query.body as { metadata: Record<string, unknown> }).metadata));
+    expect(join.headers['x-data-age-hours']).toBeDefined();
+    expect(join.headers['x-data-age-hours']).toBe(query.headers.get('x-data-age-hours'));
   });
 });
