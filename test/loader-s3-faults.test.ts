@@ -106,10 +106,10 @@ async function failure(promise: Promise<unknown>): Promise<S3SourceError> {
  * stall time is long, so the SDK's own socket timeouts (real, a multiple of it) stay out of
  * the way.
  */
-function onManualTimers(): { source: S3Source; timers: ManualTimers } {
+function onManualTimers(options: S3SourceOptions = {}): { source: S3Source; timers: ManualTimers } {
   const timers = new ManualTimers(new ManualClock(0));
   // No jitter: whole-millisecond backoffs keep every due time exact on the manual clock.
-  return { source: openThroughProxy({ timers, clock: timers.clock, random: () => 0 }), timers };
+  return { source: openThroughProxy({ ...options, timers, clock: timers.clock, random: () => 0 }), timers };
 }
 
 /**
@@ -183,16 +183,23 @@ describe('S3Source under network faults', () => {
 
   it('a streamed read of one GET (an object up to rangeBytes) resumes a stalled body where it stopped', async () => {
     await proxy.setMode({ kind: 'stall', afterBytes: 300 * 1024, connections: 1 });
-    let handed = 0;
-    const seen: Uint8Array[] = [];
-    const bytes = await source.readObjectStreaming('p/d/snapshots/big.arrow', undefined, (b) => {
-      handed += b.byteLength;
-      seen.push(b.slice());
-    });
-    expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
-    expect(handed).toBe(BIG.byteLength);
-    expect(Buffer.concat(seen).equals(Buffer.from(BIG))).toBe(true);
-    expect(proxy.stats.connections).toBe(2);
+    const { source: s, timers } = onManualTimers();
+    try {
+      let handed = 0;
+      const seen: Uint8Array[] = [];
+      const reading = s.readObjectStreaming('p/d/snapshots/big.arrow', undefined, (b) => {
+        handed += b.byteLength;
+        seen.push(b.slice());
+      });
+      await stallAttempts(timers, 1, true);
+      const bytes = await reading;
+      expect(Buffer.from(bytes).equals(Buffer.from(BIG))).toBe(true);
+      expect(handed).toBe(BIG.byteLength);
+      expect(Buffer.concat(seen).equals(Buffer.from(BIG))).toBe(true);
+      expect(proxy.stats.connections).toBe(2);
+    } finally {
+      s.close();
+    }
   });
 
   it('an object of another size than its manifest says is refused as a mismatch, not retried as an outage', async () => {
