@@ -1,13 +1,18 @@
 /**
  * Refresh while clients keep querying: several client loops read the whole dataset while
- * generations 2..6 are published and swapped in (snapshots built on worker threads). No
- * request may fail, and every answer must be exactly one generation's answer: never a mix,
- * never a half-built table.
+ * generations 2..6 are published and swapped in (snapshots built on worker threads; the even
+ * ones as generations of two parts, contract 14, so a refresh goes from one object to parts
+ * and back). No request may fail, and every answer must be exactly one generation's answer:
+ * never a mix, never a half-built table.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildArrowSnapshot } from '../src/snapshot/arrow-writer.js';
+import type { SnapshotSource } from '../src/source/snapshot-source.js';
+import { writePartsGeneration } from '../src/snapshot/write-generation.js';
 import { ManualClock } from '../src/time/clock.js';
 import { startHarness } from './support/harness.js';
+import { splitSpec } from './support/split-parts.js';
 import {
   ALL_ROWS,
   GRID,
@@ -25,6 +30,13 @@ import {
 } from './support/s3-harness.js';
 
 const DATES = 25; // 100 rows a generation
+
+/** Generation g of the grid: one object when g is odd, two parts (two zones each) when even. */
+async function publishGrid(source: SnapshotSource, g: number): Promise<void> {
+  if (g % 2 === 1) return publish(source, g, gridSpec(g, DATES));
+  const parts = splitSpec(gridSpec(g, DATES), [2]).map((p) => buildArrowSnapshot(p));
+  await writePartsGeneration(source, GRID, parts, g, '2026-11-01T00:00:00Z');
+}
 const GENERATIONS = [1, 2, 3, 4, 5, 6];
 const LOOPS = 3;
 /** answers each generation must get before the next one is published */
@@ -147,7 +159,7 @@ describe('refresh under load', () => {
         await publishUnderLoad(
           h.url,
           deadline,
-          (g) => publish(h.source, g, gridSpec(g, DATES)),
+          (g) => publishGrid(h.source, g),
           async (g) => {
             // Concurrent refreshes run one after the other: one loads, the other finds nothing new.
             const replies = await Promise.all([0, 1].map(() => h.get('/admin/refresh', 'test-key-admin', { method: 'POST' })));
@@ -187,7 +199,7 @@ describe('refresh under load', () => {
           await publishUnderLoad(
             s.url,
             deadline,
-            (g) => publish(world.publisher, g, gridSpec(g, DATES)),
+            (g) => publishGrid(world.publisher, g),
             async (g) => {
               // Checks of the grid until it serves g: the first due check after publishing finds it.
               const checked = await nextCheck(s, timers, GRID_ID, deadline - Date.now());
