@@ -163,7 +163,8 @@ describe('S3Source under network faults', () => {
 
   it('a ranged read that stalls mid-body is retried from where its bytes stopped: no byte handed over twice', async () => {
     await proxy.setMode({ kind: 'stall', afterBytes: 200 * 1024, connections: 1 });
-    const s = openThroughProxy({ rangeBytes: 256 * 1024, rangeParallel: 2 });
+    // The stall watchdog on real timers: a stalled range is aborted after 300 ms of silence.
+    const s = openThroughProxy({ rangeBytes: 256 * 1024, rangeParallel: 2, stallTimeoutMs: 300, timers: activeTimers });
     try {
       let handed = 0;
       const seen: Uint8Array[] = [];
