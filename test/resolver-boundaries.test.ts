@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessHarness, type Harness } from './support/harness.js';
-import { DAY_US, dayOf, type GeneratedSnapshot } from './support/random-snapshot.js';
+import { DAY_US, FLOOR_DATE, dayOf, type GeneratedSnapshot } from './support/random-snapshot.js';
 import { referenceAnswer, type RefParams } from './support/reference-model.js';
 import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
 import { HOUR_US, instant, iso, pageChain, referenceWalk, sameRows, versionDataset, walkPath, type Version, type Walk } from './support/version-dataset.js';
@@ -62,7 +62,15 @@ const deep = Array.from({ length: 150 }, (_, i): Version => {
   return { key: 'DEEP', day: DEEP_DAY, effUs: i % 4 === 3 ? obs + DAY_US : DEEP_DAY * DAY_US, obsUs: obs };
 });
 
+/** FL: daily around gbsi_eu's vintage floor (2026-01-13), so decision dates fall before it, on it and after it. */
+const FLOOR_DAY = dayOf(FLOOR_DATE.gbsi_eu!);
+const floorKeys = Array.from({ length: 9 }, (_, i): Version => {
+  const day = FLOOR_DAY - 4 + i;
+  return { key: 'FL', day, effUs: day * DAY_US, obsUs: day * DAY_US + 9 * HOUR_US };
+});
+
 const edges = versionDataset('gbsi_eu', 'system_stress', 'country', [
+  ...floorKeys,
   ...Array.from({ length: COUNTRIES }, (_, c) => Array.from({ length: DAYS }, (_, d) => ((c * 7 + d) % 9 === 4 ? [] : versionsOf(c, d))).flat()).flat(),
   ...deep,
 ]);
@@ -125,6 +133,8 @@ describe('resolvers at their boundaries, against the reference model', () => {
       }
     }
     expect(rows).toBeGreaterThan(1200);
+    // floor_applied: decision dates before the floor day, not on it.
+    expect(await walk({ from: FLOOR_DAY - 3, to: FLOOR_DAY + 3, step: 1, window: 1, filters: { country: 'FL' } })).toBe(14);
     // A forecast's key is a row from its own date on, not from the day it became visible.
     const forecastDay = DAY0 + 7; // C0's day 7 is a forecast, visible from its day 5
     const dates = async (to: number) =>
@@ -221,7 +231,7 @@ describe('resolvers at their boundaries, against the reference model', () => {
     expect(await rowsLike(spread, { latest: 'true' }, 17)).toBe(601);
     expect(await rowsLike(spread, { latest: 'true', date_to: iso(SPAN_FROM + 300) }, 10_000)).toBe(303);
     expect(await rowsLike(spread, { latest: 'true', as_of: iso(SPAN_FROM + 450) }, 33)).toBe(453);
-    expect(await rowsLike(edges, { latest: 'true' }, 10_000)).toBe(COUNTRIES + 1);
-    expect(await rowsLike(edges, { latest: 'true', as_of: iso(DAY0 + 10) }, 2)).toBe(COUNTRIES + 1);
+    expect(await rowsLike(edges, { latest: 'true' }, 10_000)).toBe(COUNTRIES + 2);
+    expect(await rowsLike(edges, { latest: 'true', as_of: iso(DAY0 + 10) }, 2)).toBe(COUNTRIES + 2);
   });
 });
