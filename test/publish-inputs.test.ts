@@ -239,4 +239,28 @@ describe('publish --input from Arrow, CSV and Parquet', () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/x\.parquet.*column "value" is DECIMAL/);
   });
+
+  it('refuses a Parquet file whose row group cannot be decoded at once (no hang), and publishes nothing', async () => {
+    const folder = join(tmp, 'corrupt');
+    await mkdir(folder);
+    const file = join(folder, 'x.parquet');
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    await c.run(
+      `COPY (SELECT DATE '2026-01-01' + (i % 50)::INT AS date, TIMESTAMP '2026-01-01' + to_seconds(i) AS str_effective_at,
+         TIMESTAMP '2026-01-01' + to_seconds(i + 1) AS str_observed_at, TIMESTAMP '2026-01-01' + to_seconds(i + 2) AS str_ingested_at,
+         'v1' AS model_version, 'Z' || (i // 50)::VARCHAR AS bidding_zone, random() AS value
+         FROM range(5000) t(i)) TO '${file}' (FORMAT parquet, COMPRESSION zstd)`,
+    );
+    c.closeSync();
+    // The footer (at the end) stays whole, so the schema checks pass; the first column chunk's pages are overwritten.
+    const bytes = await readFile(file);
+    bytes.fill(0xff, 8, 2_000);
+    await writeFile(file, bytes);
+    const out = join(tmp, 'out-corrupt');
+    const r = await cli(out, file, '--series-key', 'bidding_zone');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^pitcache publish: the input is refused: /);
+    await expect(readFile(join(out, PRODUCT, DATASET, 'manifest.json'))).rejects.toThrow(/ENOENT/);
+  });
 });

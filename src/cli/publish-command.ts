@@ -1,6 +1,7 @@
-import { constants, openAsBlob } from 'node:fs';
+import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { asyncBufferFromFile } from 'hyparquet';
 import { openSource } from '../source/open-source.js';
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { inputFormatOf, parsePublishConfig, type InputFormat, type PublishConfig } from '../config/publish-config.js';
@@ -72,10 +73,10 @@ async function readInput(config: PublishConfig): Promise<PublishInput | PublishI
 async function readOne(path: string, format: InputFormat): Promise<PublishInput> {
   const name = basename(path);
   // Every format is read a batch at a time from the file (contract 14), never whole.
+  if (format === 'parquet') return { format, file: await asyncBufferFromFile(path), name };
   await access(path, constants.R_OK).catch((e: NodeJS.ErrnoException) => {
     throw new Error(`cannot read --input ${path}: ${e.code ?? e.message}`);
   });
-  if (format === 'parquet') return { format, file: await openAsBlob(path), name };
   return format === 'csv' ? { format, path, name } : { format, path, name };
 }
 

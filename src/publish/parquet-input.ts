@@ -1,5 +1,5 @@
-import { parquetMetadataAsync, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
-import { ParquetFile } from 'parquet-wasm/node';
+import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 import { buildArrowSnapshot, type ColumnSpec, type SnapshotSpec } from '../snapshot/arrow-writer.js';
 import { SERIES_KEY_METADATA } from '../store/decode-arrow.js';
 import { arrowBatchInput, type BatchInput } from './arrow-input.js';
@@ -12,22 +12,17 @@ import { arrowBatchInput, type BatchInput } from './arrow-input.js';
  * DOUBLE/FLOAT; INT8..32, UINT8..32, INT64; BOOLEAN; UTF8/STRING/ENUM -> Utf8. Anything else
  * (DECIMAL, nanoseconds, nested columns) is refused with the column named. The series key
  * comes from the file's `pitcache.series_key` key-value metadata, else `seriesKey`.
- *
- * The schema is checked from the footer (hyparquet: a few kB read, refusals named before any
- * data is decoded); each row group is decoded by parquet-wasm (arrow-rs's Parquet reader in
- * WebAssembly) straight into Arrow IPC bytes, with no JS value per cell
- * (docs/decisions.md#parquet).
  */
-export async function parquetBatchInput(file: Blob, name: string, seriesKey: readonly string[]): Promise<BatchInput> {
-  const { key, groups } = await openParquet(file, name, seriesKey);
+export async function parquetBatchInput(file: AsyncBuffer, name: string, seriesKey: readonly string[]): Promise<BatchInput> {
+  const groups = parquetRowGroups(file, name, seriesKey);
   const first = await groups.next();
   // The first row group (or an empty one when there is none) gives the schema.
-  const head = await arrowBatchInput(first.value as Uint8Array, key);
+  const head = await arrowBatchInput(first.value as Uint8Array, seriesKey);
   return {
     schema: head.schema,
     async *batches() {
       yield* head.batches();
-      for await (const bytes of groups) yield* (await arrowBatchInput(bytes, key)).batches();
+      for await (const bytes of groups) yield* (await arrowBatchInput(bytes, seriesKey)).batches();
     },
     close: async () => {
       await groups.return(undefined);
@@ -35,20 +30,15 @@ export async function parquetBatchInput(file: Blob, name: string, seriesKey: rea
   };
 }
 
-/** hyparquet reads the footer through this: ranges of the Blob, read when asked. */
-function blobBuffer(file: Blob): AsyncBuffer {
-  return { byteLength: file.size, slice: (start, end) => file.slice(start, end).arrayBuffer() };
-}
-
-/** The footer read and checked: the series key, and the row groups as Arrow IPC streams, decoded one at a time when asked. */
-async function openParquet(file: Blob, name: string, seriesKey: readonly string[]): Promise<{ key: string[]; groups: AsyncGenerator<Uint8Array> }> {
+async function* parquetRowGroups(file: AsyncBuffer, name: string, seriesKey: readonly string[]): AsyncGenerator<Uint8Array> {
   let metadata: FileMetaData;
   try {
-    metadata = await parquetMetadataAsync(blobBuffer(file));
+    metadata = await parquetMetadataAsync(file);
   } catch (e) {
     throw new Error(`${name} is not a Parquet file: ${(e as Error).message}`);
   }
   const leaves = columnsOf(metadata, name);
+  const index = new Map(leaves.map((l, i) => [l.name, i]));
   const kv = new Map((metadata.key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
   const declared = kv.get(SERIES_KEY_METADATA);
   let key: string[];
@@ -57,30 +47,36 @@ async function openParquet(file: Blob, name: string, seriesKey: readonly string[
   } catch {
     throw new Error(`${name}: key-value metadata "${SERIES_KEY_METADATA}" is not JSON`);
   }
-  return { key, groups: rowGroups(file, name, metadata, leaves, key) };
-}
-
-async function* rowGroups(file: Blob, name: string, metadata: FileMetaData, leaves: readonly Leaf[], key: readonly string[]): AsyncGenerator<Uint8Array> {
-  if (metadata.row_groups.length === 0) {
-    const spec: SnapshotSpec = { columns: leaves.map((l) => ({ ...l.spec, values: [] }) as ColumnSpec), seriesKey: [...key] };
-    yield buildArrowSnapshot(spec, 'stream');
-    return;
-  }
-  const reader = await ParquetFile.fromFile(file);
-  try {
-    for (let g = 0; g < metadata.row_groups.length; g++) {
-      const rows = Number(metadata.row_groups[g]!.num_rows);
-      let table;
-      try {
-        table = await reader.read({ rowGroups: [g], batchSize: Math.max(1, rows) });
-      } catch (e) {
-        throw new Error(`${name}: row group ${g} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      // intoIPCStream hands the table's memory over: nothing is left to free
-      yield table.intoIPCStream();
-    }
-  } finally {
-    reader.free();
+  const arrow = (values: unknown[][]): Uint8Array => {
+    const spec: SnapshotSpec = { columns: leaves.map((l, i) => ({ ...l.spec, values: values[i]! }) as ColumnSpec), seriesKey: key };
+    return buildArrowSnapshot(spec, 'stream');
+  };
+  if (metadata.row_groups.length === 0) yield arrow(leaves.map(() => []));
+  let groupStart = 0;
+  for (const group of metadata.row_groups) {
+    const rows = Number(group.num_rows);
+    const groupEnd = groupStart + rows;
+    const values = leaves.map(() => new Array<unknown>(rows));
+    await parquetRead({
+      file,
+      metadata,
+      rowStart: groupStart,
+      rowEnd: groupEnd,
+      compressors,
+      utf8: true,
+      // Instants and days as the stored numbers: no Date per cell, no rounding of µs.
+      parsers: { timestampFromMilliseconds: (v: bigint) => v, timestampFromMicroseconds: (v: bigint) => v, dateFromDays: (d: number) => d },
+      onChunk: ({ columnName, columnData, rowStart }) => {
+        const c = index.get(columnName);
+        if (c === undefined) return;
+        const out = values[c]!;
+        const from = Math.max(rowStart, groupStart);
+        const to = Math.min(rowStart + columnData.length, groupEnd);
+        for (let r = from; r < to; r++) out[r - groupStart] = columnData[r - rowStart] ?? null;
+      },
+    });
+    groupStart = groupEnd;
+    yield arrow(values);
   }
 }
 

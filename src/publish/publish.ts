@@ -1,3 +1,4 @@
+import type { AsyncBuffer } from 'hyparquet';
 import type { SnapshotSource } from '../source/snapshot-source.js';
 import { catalogInForce } from '../catalog/catalog-source.js';
 import { readManifest } from '../snapshot/read-manifest.js';
@@ -40,8 +41,7 @@ export type PublishInput = (
   | { readonly format: 'arrow'; readonly path: string }
   | { readonly format: 'csv'; readonly text: string }
   | { readonly format: 'csv'; readonly path: string }
-  /** a Blob: `fs.openAsBlob(path)` reads only the ranges asked for; `new Blob([bytes])` in memory */
-  | { readonly format: 'parquet'; readonly file: Blob }
+  | { readonly format: 'parquet'; readonly file: AsyncBuffer }
 ) & {
   /** for messages: the file's name */
   readonly name?: string;
