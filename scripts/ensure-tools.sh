@@ -4,7 +4,8 @@
 # /metrics and the cluster test runs Prometheus; nginx and HAProxy run the shipped proxy
 # configs (deploy/) in front of real servers; chromium (at PITCACHE_CHROMIUM, default
 # /usr/bin/chromium, where playwright-core drives it) opens the explorer page
-# (test/explore-browser.test.ts). Run by `npm test` and `npm run test:cluster`
+# (test/explore-browser.test.ts); wrk drives the bench harness, which test/bench-pair.test.ts
+# runs at a tiny size. Run by `npm test` and `npm run test:cluster`
 # before they start (package.json's pre-scripts), and by .ci/run.
 set -euo pipefail
 need=()
@@ -12,6 +13,7 @@ command -v promtool >/dev/null || need+=(prometheus)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 [ -x "${PITCACHE_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
+command -v wrk >/dev/null || need+=(wrk)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
   echo "the tests need Debian's ${need[*]}: install them (apt-get install ${need[*]}) and run again" >&2

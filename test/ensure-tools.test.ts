@@ -42,13 +42,13 @@ const sbinHas = (name: string): boolean => existsSync(`/usr/sbin/${name}`);
 
 describe('scripts/ensure-tools.sh', () => {
   it('does nothing and succeeds when every tool is there', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'chromium'], uid: 0, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'chromium', 'wrk'], uid: 0, aptGet: true });
     expect(run(dir)).toEqual({ status: 0, stderr: '' });
     expect(existsSync(aptLog)).toBe(false);
   });
 
   it('names the missing package and fails when it may not install (not root)', () => {
-    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 1000, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium', 'wrk'], uid: 1000, aptGet: true });
     const r = run(dir);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("the tests need Debian's prometheus: install them (apt-get install prometheus) and run again\n");
@@ -56,14 +56,14 @@ describe('scripts/ensure-tools.sh', () => {
   });
 
   it('fails the same way as root on a machine without apt-get', () => {
-    const { dir } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 0, aptGet: false });
+    const { dir } = pathWith({ tools: ['nginx', 'haproxy', 'chromium', 'wrk'], uid: 0, aptGet: false });
     const r = run(dir);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('(apt-get install prometheus)');
   });
 
   it('as root, updates the package lists first, then installs what is missing', () => {
-    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium'], uid: 0, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['nginx', 'haproxy', 'chromium', 'wrk'], uid: 0, aptGet: true });
     const r = run(dir);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe("installing prometheus from Debian's packages (the tests run them)\n");
@@ -71,7 +71,7 @@ describe('scripts/ensure-tools.sh', () => {
   });
 
   it('installs chromium when it is not where playwright-core drives it (PITCACHE_CHROMIUM), even if another chromium is on PATH', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 0, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'wrk'], uid: 0, aptGet: true });
     mkdirSync(join(dir, 'elsewhere'));
     writeFileSync(join(dir, 'elsewhere', 'chromium'), '#!/bin/bash\n');
     const r = run(dir);
@@ -80,25 +80,31 @@ describe('scripts/ensure-tools.sh', () => {
   });
 
   it('names chromium when it may not install it', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 1000, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'wrk'], uid: 1000, aptGet: true });
     expect(run(dir)).toEqual({ status: 1, stderr: "the tests need Debian's chromium: install them (apt-get install chromium) and run again\n" });
     expect(existsSync(aptLog)).toBe(false);
   });
 
   it('finds chromium at /usr/bin/chromium when PITCACHE_CHROMIUM is not set', () => {
-    const { dir } = pathWith({ tools: ['promtool', 'nginx', 'haproxy'], uid: 1000, aptGet: true });
+    const { dir } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'wrk'], uid: 1000, aptGet: true });
     const r = spawnSync('/bin/bash', [script], { env: { PATH: dir }, encoding: 'utf8' });
     expect(r.status).toBe(existsSync('/usr/bin/chromium') ? 0 : 1);
+  });
+
+  it('installs wrk when it is missing (the bench harness and its test drive it)', () => {
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'nginx', 'haproxy', 'chromium'], uid: 0, aptGet: true });
+    expect(run(dir)).toEqual({ status: 0, stderr: "installing wrk from Debian's packages (the tests run them)\n" });
+    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends wrk\n');
   });
 
   it.runIf(!sbinHas('nginx') && !sbinHas('haproxy'))('installs every missing package in one apt-get call', () => {
     const { dir, aptLog } = pathWith({ tools: [], uid: 0, aptGet: true });
     expect(run(dir).status).toBe(0);
-    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends prometheus nginx haproxy chromium\n');
+    expect(readFileSync(aptLog, 'utf8')).toBe('update -qq\ninstall -y -qq --no-install-recommends prometheus nginx haproxy chromium wrk\n');
   });
 
   it.runIf(sbinHas('nginx') && sbinHas('haproxy'))('finds nginx and HAProxy in /usr/sbin when PATH lacks it (a non-root PATH)', () => {
-    const { dir, aptLog } = pathWith({ tools: ['promtool', 'chromium'], uid: 1000, aptGet: true });
+    const { dir, aptLog } = pathWith({ tools: ['promtool', 'chromium', 'wrk'], uid: 1000, aptGet: true });
     expect(run(dir)).toEqual({ status: 0, stderr: '' });
     expect(existsSync(aptLog)).toBe(false);
   });
