@@ -252,6 +252,30 @@ describe('S3Source under network faults', () => {
     expect(proxy.stats.connections).toBe(3);
   });
 
+  it('a keep-alive connection the store closed while idle, reused for the next request, is retried on a new one', async () => {
+    await source.readObject('p/d/manifest.json');
+    expect(proxy.stats.connections).toBe(1);
+    // The pooled connection is closed as the next request goes out on it.
+    await proxy.setMode({ kind: 'dropReused', connections: 1 });
+    const bytes = await source.readObject('p/d/manifest.json');
+    expect(Buffer.from(bytes).equals(Buffer.from(MANIFEST))).toBe(true);
+    expect(proxy.stats.droppedReused).toBe(1);
+    expect(proxy.stats.connections).toBe(2);
+  });
+
+  it('with one attempt, the same closed connection fails the read: the retry above is what carries it', async () => {
+    const once = openThroughProxy({ maxAttempts: 1 });
+    try {
+      await once.readObject('p/d/manifest.json');
+      await proxy.setMode({ kind: 'dropReused', connections: 1 });
+      const error = await failure(once.readObject('p/d/manifest.json'));
+      expect(error.message).toMatch(/^S3 GetObject s3:\/\/snapshots\/faults\/p\/d\/manifest\.json failed: .*ECONNRESET: socket hang up$/);
+      expect(proxy.stats.droppedReused).toBe(1);
+    } finally {
+      once.close();
+    }
+  });
+
   it('fails with the operation named when every request gets a 500', async () => {
     await proxy.setMode({ kind: 'http500' });
     const read = await failure(source.readObject('p/d/snapshots/big.arrow'));

@@ -194,7 +194,12 @@ describe('refresh under load', () => {
         // Polling on injected timers: the test fires each due check, the loader polls the real
         // s3rver, builds on worker threads and swaps while the client loops keep querying.
         const timers = new ManualTimers(new ManualClock(T0));
-        const s = await serve(world.openSource(), { build: 'worker', clock: timers.clock, timers, refreshIntervalMs: 20 });
+        // Three attempts per operation, as the product's source makes: s3rver closes a
+        // keep-alive connection after 5 s idle, and a check that reuses it just then gets
+        // "socket hang up", which the product retries on a new connection
+        // (loader-s3-faults.test.ts). With one attempt that check failed the test.
+        const source = world.openSource({ maxAttempts: 3 });
+        const s = await serve(source, { build: 'worker', clock: timers.clock, timers, refreshIntervalMs: 20 });
         try {
           await publishUnderLoad(
             s.url,

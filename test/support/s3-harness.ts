@@ -16,6 +16,7 @@ import { writeGeneration } from '../../src/snapshot/write-generation.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/threads/start.js';
 import { ManualTimers as BaseManualTimers } from '../../src/time/manual-timers.js';
 import { ManualClock } from '../../src/time/clock.js';
+import { activeTimers, type Timers } from '../../src/time/timers.js';
 import { expect } from 'vitest';
 import { pitSnapshot, rowsOf, type PitRow } from './fixtures.js';
 import { ADMIN_KEY, defaultKeysJson, request, TEST_SERVER, type Reply } from './harness.js';
@@ -53,13 +54,31 @@ export async function publish(source: SnapshotSource, g: number, spec: SnapshotS
   await writeGeneration(source, GRID, buildArrowSnapshot(spec), g, '2026-11-01T00:00:00Z');
 }
 
+/**
+ * The stall time of the servers' sources, and their timers: the stall watchdog (the only
+ * timer set at HELD_STALL_MS: backoffs are capped at retryMaxMs) is held and never fires, so
+ * a loaded machine that slows s3rver down never passes for a stall (a real 2 s watchdog, and
+ * the SDK's connection timeout at the same 2 s, made a refused manifest or a generation
+ * under load come back "unreachable" now and then); the retry backoff runs on real timers,
+ * so a source given more than one attempt retries as the product's does. The stall time
+ * only sizes the SDK's own socket timeouts, bounds a broken test never reaches.
+ */
+const HELD_STALL_MS = 30_000;
+const HELD = Symbol('held stall watchdog');
+const heldStallTimers: Timers = {
+  setTimeout: (fn, ms) => (ms >= HELD_STALL_MS ? HELD : activeTimers.setTimeout(fn, ms)),
+  clearTimeout: (handle) => {
+    if (handle !== HELD) activeTimers.clearTimeout(handle);
+  },
+};
+
 /** s3rver, the fault proxy in front of it, and a publisher that talks to s3rver directly. */
 export interface S3World {
   readonly s3: TestS3;
   readonly proxy: TcpFaultProxy;
   readonly location: string;
   readonly publisher: S3Source;
-  /** A source for the server: through the proxy, one attempt per operation unless told. */
+  /** A source for the server: through the proxy, one attempt per operation unless told (the stall watchdog held, see HELD_STALL_MS). */
   openSource(options?: S3SourceOptions): S3Source;
   put(path: string, body: Uint8Array | string): Promise<void>;
   remove(path: string): Promise<void>;
@@ -81,18 +100,11 @@ export async function startS3World(prefix = 'pit'): Promise<S3World> {
       // An explicit client carries the credentials s3rver wants, with no process env.
       const client = testS3Client(proxy.endpoint, 1);
       clients.push(client);
-      // The stall watchdog on timers nobody fires unless the test passes its own: a loaded
-      // machine that slows s3rver down never passes for a stall (a real 2 s watchdog, and the
-      // SDK's connection timeout at the same 2 s, made a refused manifest or a generation
-      // under load come back "unreachable" now and then). The stall time only sizes the
-      // SDK's own socket timeouts, bounds a broken test never reaches.
-      const watchdog = new BaseManualTimers(new ManualClock(0));
       return new S3Source(location, {
         client,
         maxAttempts: 1,
-        stallTimeoutMs: 30_000,
-        timers: watchdog,
-        clock: watchdog.clock,
+        stallTimeoutMs: HELD_STALL_MS,
+        timers: heldStallTimers,
         retryBaseMs: 5,
         retryMaxMs: 20,
         ...options,

@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ interface KoaContext {
 /** The part of s3rver (CommonJS, untyped) the tests use. */
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
+  /** the HTTP server, once `run` resolved */
+  readonly httpServer?: Server;
   close(): Promise<void>;
   /** Koa's middleware list, composed when the server starts listening */
   readonly middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>;
@@ -72,7 +75,17 @@ export function testS3Client(endpoint: string, maxAttempts = 1): S3Client {
   });
 }
 
-/** A real S3 protocol server on 127.0.0.1 and a free port, storing into a temp folder. */
+/**
+ * A real S3 protocol server on 127.0.0.1 and a free port, storing into a temp folder.
+ *
+ * It keeps idle keep-alive connections open instead of closing them after Node's 5 s. A
+ * client that reuses a pooled connection just as the store closes it gets "socket hang up"
+ * (the product's source retries it: loader-s3-faults.test.ts closes one on purpose through
+ * the fault proxy's `dropReused`). Left to the clock, that close failed tests of one attempt
+ * whenever a loaded machine left 5 s between two requests, and ended a read the fault proxy
+ * held silent before the test let the stall time pass: failures of timing, not of what the
+ * tests check.
+ */
 export async function startS3rver(bucket = 'snapshots'): Promise<TestS3> {
   const directory = await mkdtemp(join(tmpdir(), 'pitcache-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
@@ -110,6 +123,8 @@ export async function startS3rver(bucket = 'snapshots'): Promise<TestS3> {
       look();
     });
   const { port } = await server.run();
+  // 0 turns Node's keep-alive timeout off: the connection stays until the client closes it.
+  server.httpServer!.keepAliveTimeout = 0;
   const endpoint = `http://127.0.0.1:${port}`;
   const client = testS3Client(endpoint);
   return {

@@ -13,15 +13,22 @@ import type { AddressInfo, Server, Socket } from 'node:net';
  * - `cut`: like `stall`, but drops the connection instead of holding it (a reset mid-body).
  * - `http500`: answers every request itself with an S3 InternalError, never reaching the
  *   server; `httpError` the same with any status and S3 error code (412 PreconditionFailed).
+ * - `dropReused`: a connection that already carried an answer is closed when the next
+ *   request arrives on it, before the request reaches the server: what a client sees when
+ *   the store closes an idle keep-alive connection just as the client reuses it (s3rver, as
+ *   any Node server, closes one after 5 s idle; the race is the client writing first).
+ *   `connections` limits it to the next N such requests.
  *
  * Every mode switch drops the open connections, so a pooled keep-alive socket never
- * carries the previous mode into the next test.
+ * carries the previous mode into the next test; except the switch to `dropReused`, whose
+ * point is the pooled sockets.
  */
 export type FaultMode =
   | { readonly kind: 'pass' }
   | { readonly kind: 'refuse' }
   | { readonly kind: 'stall' | 'cut'; readonly afterBytes: number; readonly connections?: number }
   | { readonly kind: 'http500' }
+  | { readonly kind: 'dropReused'; readonly connections?: number }
   | { readonly kind: 'httpError'; readonly status: number; readonly code: string };
 
 export interface ProxyStats {
@@ -31,6 +38,8 @@ export interface ProxyStats {
   bytesToClient: number;
   /** Requests answered with a canned error (http500, httpError). */
   cannedErrors: number;
+  /** Reused connections closed as a request arrived on them (dropReused). */
+  droppedReused: number;
 }
 
 function cannedError(status: number, code: string): string {
@@ -41,7 +50,7 @@ function cannedError(status: number, code: string): string {
 }
 
 export class TcpFaultProxy {
-  readonly stats: ProxyStats = { connections: 0, bytesToClient: 0, cannedErrors: 0 };
+  readonly stats: ProxyStats = { connections: 0, bytesToClient: 0, cannedErrors: 0, droppedReused: 0 };
   private mode: FaultMode = { kind: 'pass' };
   private stallsLeft = Infinity;
   /** connections that went silent (stall mode) since the last resetStats */
@@ -73,14 +82,14 @@ export class TcpFaultProxy {
   }
 
   resetStats(): void {
-    Object.assign(this.stats, { connections: 0, bytesToClient: 0, cannedErrors: 0 });
+    Object.assign(this.stats, { connections: 0, bytesToClient: 0, cannedErrors: 0, droppedReused: 0 });
     this.held = 0;
   }
 
   async setMode(mode: FaultMode): Promise<void> {
     this.mode = mode;
-    this.stallsLeft = mode.kind === 'stall' || mode.kind === 'cut' ? (mode.connections ?? Infinity) : Infinity;
-    this.dropConnections();
+    this.stallsLeft = mode.kind === 'stall' || mode.kind === 'cut' || mode.kind === 'dropReused' ? (mode.connections ?? Infinity) : Infinity;
+    if (mode.kind !== 'dropReused') this.dropConnections();
     if (mode.kind === 'refuse' && this.listening) {
       this.listening = false;
       await new Promise<void>((done) => this.server.close(() => done()));
@@ -156,7 +165,9 @@ export class TcpFaultProxy {
     const upstream = createConnection({ host: '127.0.0.1', port: this.upstreamPort });
     this.track(upstream);
     let left = budget;
+    let answered = false;
     upstream.on('data', (chunk: Buffer) => {
+      answered = true;
       const part = chunk.byteLength <= left ? chunk : chunk.subarray(0, Math.max(0, left));
       left -= part.byteLength;
       this.stats.bytesToClient += part.byteLength;
@@ -176,7 +187,18 @@ export class TcpFaultProxy {
       client.write(part, () => client.resetAndDestroy());
       upstream.destroy();
     });
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      if (answered && this.mode.kind === 'dropReused' && this.stallsLeft > 0) {
+        // The store closed this idle connection; the request written meanwhile is lost.
+        this.stallsLeft--;
+        this.stats.droppedReused++;
+        answered = false;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
     upstream.on('end', () => client.end());
     client.on('end', () => upstream.end());
     // A failed upstream fails the client; a clean end was passed on above and must flush.
