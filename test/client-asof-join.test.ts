@@ -2,7 +2,7 @@
  * The typed client's asofJoin (contract 15): an apache-arrow Table or plain rows in, a
  * Table out, over uWS; its cells are those of the JSON answer to the same join.
  */
-import { Table, TimestampMicrosecond, Utf8, Float64, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Int16, Int8, Table, TimestampMicrosecond, Uint32, Utf8, Float64, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PitcacheClient, PitcacheError } from '../src/client/index.js';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
@@ -43,6 +43,29 @@ describe('PitcacheClient.asofJoin', () => {
     const rows = json.body.data as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.tag)).toEqual(t.getChild('tag')!.toArray());
     expect(rows.map((r) => r.value)).toEqual([...t.getChild('value')!]);
+  });
+
+  it('a Table with dictionary columns (the series key among them): each comes back as the dictionary sent, the join as with Utf8', async () => {
+    const at = vectorFromArray(
+      instants.map((t) => new Date(t)),
+      new TimestampMicrosecond(),
+    );
+    const events = new Table({
+      at,
+      country: vectorFromArray(countries, new Dictionary(new Utf8(), new Int8())),
+      venue: vectorFromArray(['XETR', null, 'XPAR', 'XETR'], new Dictionary(new Utf8(), new Int16())),
+      lots: vectorFromArray([1, 2, 1, null], new Dictionary(new Uint32(), new Int8())),
+    });
+    const t = await client.asofJoin('gbsi_eu', 'system_stress', events, { columns: 'tag' });
+    for (const name of ['country', 'venue', 'lots']) {
+      const [sent, got] = [events.schema.fields, t.schema.fields].map((fs) => fs.find((f) => f.name === name)!.type as Dictionary);
+      expect(String(got), name).toBe(String(sent));
+      expect(String(got.indices), name).toBe(String(sent.indices));
+      expect([...t.getChild(name)!], name).toEqual([...events.getChild(name)!]);
+    }
+    const plain = await client.asofJoin('gbsi_eu', 'system_stress', new Table({ at, country: vectorFromArray(countries, new Utf8()) }), { columns: 'tag' });
+    expect(t.getChild('tag')!.toArray()).toEqual(plain.getChild('tag')!.toArray());
+    expect(t.getChild('tag')!.toArray()).toEqual(['DE02-v1', 'DE02-v1', 'DE05-floor', null]);
   });
 
   it('rows in (sent as JSON), a Table out; an error is a PitcacheError with the contract code', async () => {

@@ -41,9 +41,10 @@ export class LayoutCache<W> {
   }
 }
 
-/** Stored columns by name (unique in a table), computed ones by name and kind: what compiled writers depend on. */
+/** Stored columns by name (unique in a table), computed ones by name and kind (an Arrow passthrough's by its whole type): what compiled writers depend on. */
 export function layoutShape(columns: readonly OutputColumn[]): string {
   let key = '';
-  for (const { column, at } of columns) key += at === 'row' ? `r${column.name}\u0001` : `p${column.name}\u0002${column.kind}\u0001`;
+  for (const { column, at, arrow } of columns)
+    key += at === 'row' ? `r${column.name}\u0001` : `p${column.name}\u0002${arrow === undefined ? column.kind : arrow.signature}\u0001`;
   return key;
 }

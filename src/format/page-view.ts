@@ -1,4 +1,5 @@
 import type { Column } from '../store/column.js';
+import type { ArrowPassthrough } from './arrow-passthrough.js';
 
 /**
  * The seam between "what rows" and "how they are written" (docs/decisions.md#rows-and-writers).
@@ -17,6 +18,12 @@ import type { Column } from '../store/column.js';
 export interface OutputColumn {
   readonly column: Column;
   readonly at: 'row' | 'position';
+  /**
+   * Arrow answers only: the column as given in an Arrow body (a join's event column, its
+   * type kept: arrow-passthrough.ts), written from these buffers instead of from `column`,
+   * of which only the name is read. Computed (`at: 'position'`) columns only.
+   */
+  readonly arrow?: ArrowPassthrough;
 }
 
 export interface PageView {

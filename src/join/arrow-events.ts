@@ -3,17 +3,22 @@ import { decodeArrowColumn } from '../store/arrow-column.js';
 import type { Column, StringColumn } from '../store/column.js';
 import { readColumn } from '../store/decode-arrow.js';
 import { buildStringDictionary } from '../store/string-dictionary.js';
+import type { ArrowPassthrough } from '../format/arrow-passthrough.js';
 import { US_PER_DAY } from '../time/instant.js';
+import { arrowPassthrough } from './arrow-passthrough.js';
 import { badEvents, checkEventNames, MAX_EVENTS, missingCell, tooManyEvents, type EventBatch, type EventSchema } from './event-batch.js';
 
 /**
  * Events from an Arrow IPC stream (or file) body. `at` is a Timestamp of any unit but
  * nanoseconds (contract 6's units) or a Date32 (the end of that day); the series-key
- * columns are Utf8 or Dictionary<Utf8>; every other column keeps its Arrow type in the
- * answer, among the types a snapshot may hold (contract 6). Columns are decoded whole
- * (store/arrow-column.ts: no object per cell, strings once per distinct value).
+ * columns are Utf8 or Dictionary<Utf8>. Every other column keeps its Arrow type in the
+ * answer. For an Arrow answer (`passthrough`) each event column but `at` is passed through
+ * as given, any flat type or dictionary (arrow-passthrough.ts: its buffers, not decoded);
+ * only `at` and the series key are decoded, for the join. For a JSON or CSV answer the
+ * columns are decoded whole (store/arrow-column.ts: no object per cell, strings once per
+ * distinct value), among the types a snapshot may hold (contract 6).
  */
-export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
+export function arrowEvents(body: Uint8Array, schema: EventSchema, passthrough = false): EventBatch {
   let table: ArrowTable;
   try {
     table = tableFromIPC(body);
@@ -30,6 +35,7 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
     schema,
   );
   const columns: Column[] = [];
+  const arrow: (ArrowPassthrough | undefined)[] = [];
   const keys = new Map<string, StringColumn>();
   let atUs: Float64Array = new Float64Array(0);
   fields.forEach((field, i) => {
@@ -39,10 +45,17 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
     if (name === 'at') {
       atUs = atColumn(field.type.typeId, chunks, rows, field);
       columns.push({ kind: 'timestamp', name: 'at', unit: 'us', values: atUs, validity: null });
+      arrow.push(undefined);
       return;
     }
     if (isKey && field.type.typeId !== Type.Utf8 && field.type.typeId !== Type.Dictionary)
       throw badEvents(`column "${name}" (a series-key column) must be Utf8 or Dictionary<Utf8>, not ${String(field.type)}`);
+    arrow.push(passthrough ? arrowPassthrough(field, chunks, rows) : undefined);
+    if (passthrough && !isKey) {
+      // Written from its passthrough: only its name is read (format/page-view.ts).
+      columns.push({ kind: 'bool', name, values: NO_VALUES, validity: null });
+      return;
+    }
     const decoded = decodeEventColumn(field, chunks, rows, isKey);
     const column: Column =
       decoded.kind === 'string'
@@ -51,8 +64,10 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema): EventBatch {
     columns.push(column);
     if (isKey) keys.set(name, column as StringColumn);
   });
-  return { count: rows, atUs, columns, keys: schema.seriesKey.map((k) => keys.get(k)!) };
+  return { count: rows, atUs, columns, keys: schema.seriesKey.map((k) => keys.get(k)!), arrow: passthrough ? arrow : null };
 }
+
+const NO_VALUES = new Uint8Array(0);
 
 /** `at`: a Timestamp (s, ms, us) or a Date32, as µs; a null is a missing `at` (400 naming its row). */
 function atColumn(typeId: Type, chunks: Data[], rows: number, field: Parameters<typeof readColumn>[0]): Float64Array {
@@ -73,7 +88,8 @@ function decodeEventColumn(field: Parameters<typeof readColumn>[0], chunks: Data
   try {
     arrow = readColumn(field, chunks, rows);
   } catch (e) {
-    throw badEvents((e as Error).message);
+    // Types beyond contract 6's have no JSON or CSV rendering here; an Arrow answer carries them as given.
+    throw badEvents(`${(e as Error).message}; with format=arrow, every flat Arrow type is passed through as given`);
   }
   const decoded = decodeArrowColumn(arrow, null);
   if (required && decoded.validity !== null) {

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import type { ArrowPassthrough } from '../format/arrow-passthrough.js';
 import type { Column, StringColumn } from '../store/column.js';
 
 /**
@@ -15,6 +16,11 @@ export interface EventBatch {
   readonly columns: readonly Column[];
   /** per series-key column of the dataset, in its declared order: the event column holding it */
   readonly keys: readonly StringColumn[];
+  /**
+   * An Arrow body answered in Arrow: per event column, the column as given (its type
+   * kept, format/arrow-passthrough.ts), undefined for `at`; null otherwise.
+   */
+  readonly arrow?: readonly (ArrowPassthrough | undefined)[] | null;
 }
 
 /** What a body parser needs of the dataset: its series key (required columns) and the names a passthrough column must not take. */

@@ -11,7 +11,10 @@ import type { EventBatch } from './event-batch.js';
  * output position, so the format writers (json, csv, arrow) write it as any other page.
  */
 export function joinColumns(events: EventBatch, stored: readonly Column[], seriesKey: readonly string[], join: JoinResult): OutputColumn[] {
-  const out: OutputColumn[] = events.columns.map((column) => ({ column, at: 'position' }));
+  const out: OutputColumn[] = events.columns.map((column, i) => {
+    const arrow = events.arrow?.[i];
+    return arrow === undefined ? { column, at: 'position' } : { column, at: 'position', arrow };
+  });
   for (const c of stored) if (!seriesKey.includes(c.name)) out.push({ column: gather(c, join.rows), at: 'position' });
   const floorApplied: BoolColumn = { kind: 'bool', name: 'floor_applied', values: join.floorApplied, validity: null };
   out.push({ column: floorApplied, at: 'position' });

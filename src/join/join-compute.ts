@@ -67,7 +67,7 @@ const noCheck: StepCheck = () => {};
 export function computeJoin(table: Table, bytes: Uint8Array, req: JoinRequest, check: StepCheck = noCheck): JoinOutcome {
   const reserved = new Set<string>([...table.columns.map((c) => c.name), 'floor_applied']);
   const schema: EventSchema = { seriesKey: table.seriesKey, reserved };
-  const events = parseEvents(req.bodyFormat, bytes, schema, check);
+  const events = parseEvents(req, bytes, schema, check);
   check();
   if (events.count > MAX_EVENTS) throw new ApiError('payload_too_large', `at most ${MAX_EVENTS} events per request`);
   const floorUs = req.floorUs;
@@ -122,14 +122,15 @@ export function joinMeta(table: Table, req: JoinRequest, count: number, matched:
   };
 }
 
-function parseEvents(format: BodyFormat, bytes: Uint8Array, schema: EventSchema, check: StepCheck): EventBatch {
-  switch (format) {
+function parseEvents(req: JoinRequest, bytes: Uint8Array, schema: EventSchema, check: StepCheck): EventBatch {
+  switch (req.bodyFormat) {
     case 'csv':
       return csvEvents(bytes, schema, check);
     case 'json':
       return jsonEvents(bytes, schema);
     case 'arrow':
-      return arrowEvents(bytes, schema);
+      // An Arrow answer carries the event columns as given (contract 15: "in their type").
+      return arrowEvents(bytes, schema, req.format === 'arrow');
   }
 }
 

@@ -18,7 +18,12 @@ export class ArrowLayout {
     this.schema = new SchemaMessage(columns, metadata, lastKey);
     let buffers = 0;
     this.maxUtf8 = new Int32Array(columns.length);
-    columns.forEach(({ column: c }, i) => {
+    columns.forEach(({ column: c, arrow }, i) => {
+      if (arrow !== undefined) {
+        // an Arrow passthrough: the buffers it was given
+        buffers += arrow.array.buffers.length;
+        return;
+      }
       // validity + values, and Utf8's bytes
       buffers += c.kind === 'string' ? 3 : 2;
       if (c.kind !== 'string') return;

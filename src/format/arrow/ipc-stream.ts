@@ -2,6 +2,7 @@ import { ByteWriter } from '../bytes/byte-writer.js';
 import type { StringColumn, StringDictionary } from '../../store/column.js';
 import type { OutputColumn, PageView } from '../page-view.js';
 import { ArrowLayout } from './arrow-layout.js';
+import { writeDictionaryBatch } from './dictionary-batch.js';
 
 /**
  * A page as an Arrow IPC stream (contract 9), framed here and written straight into the
@@ -49,7 +50,13 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 const STRING_ROOM_MAX = 8 << 20;
 
 function writeAligned(out: ByteWriter, page: PageView, layout: ArrowLayout): void {
-  if (page.count > 0) writeBatch(out, page, layout);
+  if (page.count > 0) {
+    // A passthrough's dictionary comes before the batch that reads it, its id the column's index (schema-message.ts).
+    page.columns.forEach((oc, i) => {
+      if (oc.arrow?.dictionary) writeDictionaryBatch(out, i, oc.arrow.dictionary.values);
+    });
+    writeBatch(out, page, layout);
+  }
   out.ensure(8);
   out.buf.writeInt32LE(-1, out.pos);
   out.buf.writeInt32LE(0, out.pos + 4);
@@ -81,6 +88,17 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
   };
   for (let i = 0; i < columns.length; i++) {
     const oc = columns[i]!;
+    if (oc.arrow !== undefined) {
+      // An Arrow column as given (format/arrow-passthrough.ts): its buffers copied, nothing decoded.
+      const a = oc.arrow.array;
+      header.node(out.buf, at, i, a.length, a.nullCount);
+      for (const bytes of a.buffers) {
+        const p = reserve(bytes.byteLength);
+        out.buf.set(bytes, p);
+        done(p, bytes.byteLength);
+      }
+      continue;
+    }
     const c = oc.column;
     let nulls = 0;
     if (c.validity === null) done(out.pos, 0);

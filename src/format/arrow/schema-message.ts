@@ -2,6 +2,7 @@ import type { ByteWriter } from '../bytes/byte-writer.js';
 import type { Column } from '../../store/column.js';
 import type { OutputColumn } from '../page-view.js';
 import { FlatWriter } from './flat-writer.js';
+import { writePassthroughField } from './passthrough-schema.js';
 
 // Arrow's Message.fbs / Schema.fbs enum values and field ids, as apache-arrow's generated
 // code (apache-arrow/fb/*) has them.
@@ -33,11 +34,7 @@ export class SchemaMessage {
     /** the key of the entry whose value each answer writes, or null for none */
     readonly lastKey: string | null,
   ) {
-    this.prefix = encodePrefix(
-      columns.map((c) => c.column),
-      metadata,
-      lastKey,
-    );
+    this.prefix = encodePrefix(columns, metadata, lastKey);
   }
 
   /**
@@ -67,7 +64,7 @@ export class SchemaMessage {
   }
 }
 
-function encodePrefix(columns: readonly Column[], metadata: ReadonlyArray<readonly [string, string]>, lastKey: string | null): Uint8Array {
+function encodePrefix(columns: readonly OutputColumn[], metadata: ReadonlyArray<readonly [string, string]>, lastKey: string | null): Uint8Array {
   const w = new FlatWriter();
   const root = w.slot();
   const [, , header] = w.table(
@@ -88,7 +85,10 @@ function encodePrefix(columns: readonly Column[], metadata: ReadonlyArray<readon
   );
   w.point(fieldsRef!);
   const fieldSlots = w.refVector(columns.length);
-  columns.forEach((c, i) => writeField(w, c, fieldSlots[i]!));
+  // A passthrough's dictionary has its column's index as id (ipc-stream.ts writes it so).
+  columns.forEach((c, i) =>
+    c.arrow === undefined ? writeField(w, c.column, fieldSlots[i]!) : writePassthroughField(w, c.column.name, c.arrow, i, fieldSlots[i]!),
+  );
   const entries = lastKey === null ? metadata : [...metadata, [lastKey, ''] as const];
   w.point(metaRef!);
   const entrySlots = w.refVector(entries.length);
