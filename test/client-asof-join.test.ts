@@ -57,8 +57,9 @@ describe('PitcacheClient.asofJoin', () => {
       lots: vectorFromArray([1, 2, 1, null], new Dictionary(new Uint32(), new Int8())),
     });
     const t = await client.asofJoin('gbsi_eu', 'system_stress', events, { columns: 'tag' });
-    for (const name of ['country', 'venue', 'lots']) {
-      const [sent, got] = [events.schema.fields, t.schema.fields].map((fs) => fs.find((f) => f.name === name)!.type as Dictionary);
+    for (const name of ['country', 'venue', 'lots'] as const) {
+      const sent = events.schema.fields.find((f) => f.name === name)!.type as Dictionary;
+      const got = t.schema.fields.find((f) => f.name === name)!.type as Dictionary;
       expect(String(got), name).toBe(String(sent));
       expect(String(got.indices), name).toBe(String(sent.indices));
       expect([...t.getChild(name)!], name).toEqual([...events.getChild(name)!]);
