@@ -2,7 +2,9 @@
  * The hand-framed Arrow IPC stream (src/format/arrow/ipc-stream.ts), read back by
  * apache-arrow: every column kind the store holds, stored (read at the page's rows) and
  * computed (read at output position), nulls, and the same bytes whether or not the
- * output buffer happens to be 8-byte aligned.
+ * output buffer happens to be 8-byte aligned; the fast paths (strings copied in words, one-value
+ * dictionaries, µs timestamps through their double, 64-bit cells as doubles, bitmaps a byte at a
+ * time) against their exact forms.
  */
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
@@ -251,10 +253,10 @@ describe('Arrow IPC stream writer: Utf8 values of up to 8 bytes (copied as two w
     seriesKey: [],
   });
 
-  it('the same bytes as the byte-by-byte copy (a dictionary with one value over 8 bytes takes that path), zero padding included', () => {
+  it('the same bytes as the byte-by-byte copy (a dictionary with one value over 32 bytes takes that path), zero padding included', () => {
     const fast = Buffer.from(arrowStreamBytes(pageOf(short), new Map()));
-    // An extra, unused 9-byte value sends the same page through the byte loop.
-    const slow = Buffer.from(arrowStreamBytes(pageOf([...short, '123456789']), new Map()));
+    // An extra, unused 33-byte value sends the same page through the byte loop.
+    const slow = Buffer.from(arrowStreamBytes(pageOf([...short, 'x'.repeat(33)]), new Map()));
     expect(fast.equals(slow)).toBe(true);
     const t = tableFromIPC(fast);
     expect(t.getChild('s')!.toArray()).toEqual([...rows].map((r) => short[codes[r]!]));
@@ -270,5 +272,91 @@ describe('Arrow IPC stream writer: Utf8 values of up to 8 bytes (copied as two w
     expect([...bytes.subarray(at + all.length, at + padded)].every((b) => b === 0)).toBe(true);
     // the next buffer (the int column's values) starts right after the padding
     expect(bytes.readInt32LE(at + padded)).toBe(0 - rows[0]!);
+  });
+});
+
+describe('Arrow IPC stream writer: Utf8 values of 9 to 32 bytes (copied as 3 to 8 words), a one-value dictionary, µs timestamps, 64-bit bits, bitmaps', () => {
+  const rng = (seed: number) => () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const next = rng(39);
+  const stored = 300;
+  const rows = Int32Array.from({ length: 203 }, () => Math.floor(next() * stored));
+  const codes = (k: number) => Int32Array.from({ length: stored }, () => Math.floor(next() * k));
+  const page = (columns: Column[]): PageView => ({
+    columns: columns.map((column): OutputColumn => ({ column, at: 'row' })),
+    rows,
+    count: rows.length,
+    seriesKey: [],
+  });
+  /** Every byte of a stream written into a writer that held other bytes before: nothing of them may show through. */
+  const dirty = (view: PageView): Buffer => {
+    const w = new ByteWriter(1 << 20);
+    w.buf.fill(0xab);
+    writeArrowStream(w, view, new ArrowLayout(view.columns, [], null));
+    return Buffer.from(w.view());
+  };
+
+  it.each([9, 12, 13, 16, 20, 25, 31, 32])('values of up to %i bytes: the same bytes as the byte loop, over a writer full of other bytes', (longest) => {
+    const values = ['', 'a', 'é', '\u{1F600}', 'x'.repeat(longest), 'ü'.repeat(Math.floor(longest / 2)), 'IT-CNOR', 'y'.repeat(longest - 1)];
+    const c = codes(values.length);
+    const at = (vs: string[]): PageView => page([{ kind: 'string', name: 's', validity: null, codes: c, dict: dict(vs) }]);
+    const words = dirty(at(values));
+    // An extra, unused 33-byte value sends the same page through the byte loop.
+    expect(words.equals(dirty(at([...values, 'z'.repeat(33)])))).toBe(true);
+    expect(words.equals(Buffer.from(arrowStreamBytes(at(values), new Map())))).toBe(true);
+    expect(tableFromIPC(words).getChild('s')!.toArray()).toEqual([...rows].map((r) => values[c[r]!]));
+  });
+
+  it.each(['v1', 'v2.3.1', 'a value of twenty-two', ''])('a dictionary of one value (%j): every cell that value, padding zero', (value) => {
+    const view = page([
+      { kind: 'string', name: 's', validity: null, codes: new Int32Array(stored), dict: dict([value]) },
+      { kind: 'int', name: 'after', validity: null, values: Int32Array.from({ length: stored }, (_, i) => i + 1) },
+    ]);
+    const bytes = dirty(view);
+    expect(bytes.equals(Buffer.from(arrowStreamBytes(view, new Map())))).toBe(true);
+    const t = tableFromIPC(bytes);
+    expect(t.getChild('s')!.toArray()).toEqual([...rows].map(() => value));
+    expect([...t.getChild('after')!.toArray()]).toEqual([...rows].map((r) => r + 1));
+  });
+
+  it('µs timestamps: int64 of the same value from 1970 to 2^52 by the words, and exactly before 1970, at and past 2^52, NaN (0) and -0', () => {
+    const special = [0, -0, 1, -1, -1_000_000, -(2 ** 40) - 3, 2 ** 32 - 1, 2 ** 32, 2 ** 52 - 1, 2 ** 52, 2 ** 53, -(2 ** 52), 1_775_001_600_000_001, NaN];
+    const values = Float64Array.from({ length: stored }, (_, i) => (i < special.length ? special[i]! : Math.floor(next() * 2 ** 51) * (i % 5 === 0 ? -1 : 1)));
+    const all = Int32Array.from({ length: stored }, (_, i) => i);
+    const view: PageView = { ...page([{ kind: 'timestamp', name: 't', unit: 'us', validity: null, values }]), rows: all, count: stored };
+    const t = tableFromIPC(dirty(view));
+    const raw = t.getChild('t')!.data[0]!.values as BigInt64Array;
+    expect([...raw]).toEqual([...values].map((v) => BigInt(v || 0)));
+  });
+
+  it('Float64 and Int64 cells keep their bits: NaN payloads, signalling NaNs, -0, the int64 extremes', () => {
+    const f = new Float64Array(stored);
+    const fw = new Int32Array(f.buffer);
+    for (let i = 0; i < stored; i++) {
+      fw[2 * i] = Math.floor(next() * 2 ** 32) | 0;
+      fw[2 * i + 1] = i % 3 === 0 ? 0x7ff00000 | (i & 0xfffff) : i % 3 === 1 ? 0xfff80000 | (i & 0x7ffff) : Math.floor(next() * 2 ** 32) | 0;
+    }
+    const big = BigInt64Array.from({ length: stored }, (_, i) => (i % 2 === 0 ? -(2n ** 63n) + BigInt(i) : 2n ** 63n - 1n - BigInt(i)));
+    const view = page([
+      { kind: 'float', name: 'f', validity: null, values: f },
+      { kind: 'int64', name: 'i', validity: null, values: big },
+    ]);
+    const t = tableFromIPC(dirty(view));
+    const out = t.getChild('f')!.data[0]!.values as Float64Array;
+    const words = new Int32Array(out.buffer, out.byteOffset, 2 * rows.length);
+    expect([...words]).toEqual([...rows].flatMap((r) => [fw[2 * r]!, fw[2 * r + 1]!]));
+    expect([...(t.getChild('i')!.data[0]!.values as BigInt64Array)]).toEqual([...rows].map((r) => big[r]!));
+  });
+
+  it('bitmaps of a count that is not a multiple of 8: each bit at its row, the null count and the values exact', () => {
+    const validity = Uint8Array.from({ length: stored }, () => (next() < 0.3 ? 0 : 1));
+    const flags = Uint8Array.from({ length: stored }, () => (next() < 0.5 ? 0 : Math.ceil(next() * 255)));
+    for (const count of [1, 7, 8, 9, 203]) {
+      const view: PageView = { ...page([{ kind: 'bool', name: 'b', validity, values: flags }]), count };
+      const t = tableFromIPC(dirty(view));
+      const b = t.getChild('b')!;
+      const expected = [...rows.subarray(0, count)].map((r) => (validity[r] === 0 ? null : flags[r] !== 0));
+      expect([...b]).toEqual(expected);
+      expect(b.nullCount).toBe(expected.filter((v) => v === null).length);
+    }
   });
 });

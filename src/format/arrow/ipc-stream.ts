@@ -126,8 +126,8 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
       }
       case 'int64': {
         const p = reserve(n * 8);
-        const src = new Int32Array(c.values.buffer, c.values.byteOffset, c.values.length * 2);
-        gatherPairs(new Int32Array(out.buf.buffer, out.buf.byteOffset + p, 2 * n), src, oc, rows, n);
+        const src = new Float64Array(c.values.buffer, c.values.byteOffset, c.values.length);
+        gather8(new Float64Array(out.buf.buffer, out.buf.byteOffset + p, n), src, oc, rows, n);
         done(p, n * 8);
         break;
       }
@@ -154,11 +154,17 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
         const offsetsLength = (n + 1) * 4;
         // A computed column's dictionary is its answer's own (a join's passthrough text): the layout's maximum is not its.
         const room = oc.at === 'position' || n * layout.maxUtf8[i]! > STRING_ROOM_MAX ? stringTotal(c, oc, rows, n) : n * layout.maxUtf8[i]!;
-        // 8 bytes of slack: writeStrings may store a word (zeros) past its last value.
-        const p = reserve(pad8(offsetsLength) + room + 8);
+        // Slack: writeStrings may store words (zeros) past its last value.
+        const p = reserve(pad8(offsetsLength) + room + STRING_SLACK);
         const base = out.buf.byteOffset + p;
         const q = p + pad8(offsetsLength);
-        const total = writeStrings(new Int32Array(out.buf.buffer, base, n + 1), new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room + 8), c, oc, page);
+        const total = writeStrings(
+          new Int32Array(out.buf.buffer, base, n + 1),
+          new Uint8Array(out.buf.buffer, out.buf.byteOffset + q, room + STRING_SLACK),
+          c,
+          oc,
+          page,
+        );
         done(p, offsetsLength);
         // The bytes' padding after `total` was zeroed by the reservation.
         done(q, total);
@@ -181,7 +187,7 @@ function gatherWidth(out: ArrayBufferLike, at: number, values: Numbers, oc: Outp
   const { buffer, byteOffset, length } = values;
   switch (values.BYTES_PER_ELEMENT) {
     case 8:
-      gatherPairs(new Int32Array(out, at, 2 * n), new Int32Array(buffer, byteOffset, 2 * length), oc, rows, n);
+      gather8(new Float64Array(out, at, n), new Float64Array(buffer, byteOffset, length), oc, rows, n);
       return;
     case 4:
       gather4(new Int32Array(out, at, n), new Int32Array(buffer, byteOffset, length), oc, rows, n);
@@ -210,30 +216,42 @@ function gather1(dst: Uint8Array, src: Uint8Array, oc: OutputColumn, rows: Int32
   else for (let i = 0; i < n; i++) dst[i] = src[rows[i]!]!;
 }
 
-/** 64-bit values as pairs of 32-bit words: no BigInt per value, bits unchanged. */
-function gatherPairs(dst: Int32Array, src: Int32Array, oc: OutputColumn, rows: Int32Array, n: number): void {
-  if (oc.at === 'position') {
-    dst.set(src.subarray(0, 2 * n));
-    return;
-  }
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    dst[2 * i] = src[2 * r]!;
-    dst[2 * i + 1] = src[2 * r + 1]!;
-  }
+/**
+ * 64-bit values (doubles, and int64 seen as doubles: no BigInt per value) as one 8-byte
+ * load and store each: V8 moves a Float64Array element to another without touching its
+ * bits, NaN payloads included (test/format-arrow-stream.test.ts holds it to that).
+ */
+function gather8(dst: Float64Array, src: Float64Array, oc: OutputColumn, rows: Int32Array, n: number): void {
+  if (oc.at === 'position') dst.set(src.subarray(0, n));
+  else for (let i = 0; i < n; i++) dst[i] = src[rows[i]!]!;
 }
+
+/** 2^52: an integer v in [0, 2^52) plus this is a double whose 52-bit mantissa is v and whose high word starts 0x433. */
+const TWO_52 = 4503599627370496;
+const TWO_52_HIGH = 0x43300000;
 
 /** µs (Float64) -> int64 at the column's unit, little-endian words. */
 function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: OutputColumn, page: PageView): void {
   const { rows, count: n } = page;
   const byRow = oc.at === 'row';
-  // µs are whole numbers already: no division or rounding per value (NaN, a null's filler, becomes 0).
+  // µs are whole numbers already: no division or rounding per value. A µs instant of
+  // 1970-2112 plus 2^52 is a double whose low word is the instant's and whose high word is
+  // 0x433 then the instant's high bits: gathered as doubles (one load and store a value,
+  // as a Float64 column is), then the high words fixed in a pass over the output (cache-hot).
+  // Anything else (before 1970, NaN, a null's filler, which becomes 0) is re-done exactly.
   if (div === 1) {
+    const wide = new Float64Array(dst.buffer, dst.byteOffset, n);
+    if (byRow) for (let i = 0; i < n; i++) wide[i] = src[rows[i]!]! + TWO_52;
+    else for (let i = 0; i < n; i++) wide[i] = src[i]! + TWO_52;
     for (let i = 0; i < n; i++) {
-      const v = src[byRow ? rows[i]! : i]! || 0;
-      const hi = Math.floor(v / 4294967296);
-      dst[2 * i] = v - hi * 4294967296;
-      dst[2 * i + 1] = hi;
+      const high = dst[2 * i + 1]! - TWO_52_HIGH;
+      if (high >>> 0 < 0x100000) dst[2 * i + 1] = high;
+      else {
+        const v = src[byRow ? rows[i]! : i]! || 0;
+        const hi = Math.floor(v / 4294967296);
+        dst[2 * i] = v - hi * 4294967296;
+        dst[2 * i + 1] = hi;
+      }
     }
     return;
   }
@@ -245,15 +263,30 @@ function writeTimestamps(dst: Int32Array, src: Float64Array, div: number, oc: Ou
   }
 }
 
-/** Bit i set when src at row i is non-zero (a validity bitmap, or a Bool column's values); dst starts zeroed. Returns how many were set. */
+/**
+ * Bit i set when src at row i is non-zero (a validity bitmap, or a Bool column's values);
+ * dst starts zeroed. Eight bits are put together before one store of their byte. Returns
+ * how many were set.
+ */
 function writeBits(dst: Uint8Array, src: Uint8Array, oc: OutputColumn, rows: Int32Array, n: number): number {
   const byRow = oc.at === 'row';
   let set = 0;
-  for (let i = 0; i < n; i++) {
-    if (src[byRow ? rows[i]! : i] !== 0) {
-      dst[i >> 3] = dst[i >> 3]! | (1 << (i & 7));
-      set++;
-    }
+  for (let i = 0; i < n; i += 8) {
+    const end = Math.min(n, i + 8);
+    let byte = 0;
+    if (byRow)
+      for (let j = i; j < end; j++) {
+        const bit = src[rows[j]!] !== 0 ? 1 : 0;
+        byte |= bit << (j - i);
+        set += bit;
+      }
+    else
+      for (let j = i; j < end; j++) {
+        const bit = src[j] !== 0 ? 1 : 0;
+        byte |= bit << (j - i);
+        set += bit;
+      }
+    dst[i >> 3] = byte;
   }
   return set;
 }
@@ -273,37 +306,57 @@ function stringTotal(c: StringColumn, oc: OutputColumn, rows: Int32Array, n: num
   return total;
 }
 
-/** A dictionary whose values are all at most 8 bytes, as two little-endian words and a length per code. */
-interface ShortValues {
-  readonly lo: Int32Array;
-  readonly hi: Int32Array;
+/** Values of a dictionary copied as whole 4-byte words at most this many a value (longer: byte by byte). */
+const WORDS_MAX = 8;
+/** Bytes a string column's room needs past its last value: the words written past it (writeStrings). */
+export const STRING_SLACK = 4 * WORDS_MAX;
+
+/** A dictionary whose values are all at most `width` 4-byte words: each value zero-padded to `width` words, and its length, per code. */
+interface WordValues {
+  readonly width: number;
+  readonly words: Int32Array;
   readonly length: Uint8Array;
 }
 
-/** Per dictionary (a generation's, freed with it), computed on first use: null when a value is longer than 8 bytes. */
-const shortCache = new WeakMap<StringDictionary, ShortValues | null>();
+/** Per dictionary (a generation's, freed with it), computed on first use: null when a value is longer than WORDS_MAX words. */
+const wordCache = new WeakMap<StringDictionary, WordValues | null>();
 
-function shortValues(dict: StringDictionary): ShortValues | null {
-  let v = shortCache.get(dict);
+function wordValues(dict: StringDictionary): WordValues | null {
+  let v = wordCache.get(dict);
   if (v !== undefined) return v;
   const { utf8, utf8Offsets } = dict;
   const codes = utf8Offsets.length - 1;
-  v = { lo: new Int32Array(codes), hi: new Int32Array(codes), length: new Uint8Array(codes) };
-  const word = new Uint8Array(8);
-  const words = new Int32Array(word.buffer);
-  for (let c = 0; c < codes && v !== null; c++) {
-    const len = utf8Offsets[c + 1]! - utf8Offsets[c]!;
-    if (len > 8) v = null;
-    else {
-      word.fill(0);
-      word.set(utf8.subarray(utf8Offsets[c]!, utf8Offsets[c + 1]!));
-      v.lo[c] = words[0]!;
-      v.hi[c] = words[1]!;
-      v.length[c] = len;
+  let longest = 0;
+  for (let c = 0; c < codes; c++) longest = Math.max(longest, utf8Offsets[c + 1]! - utf8Offsets[c]!);
+  // Two words at least: values of up to 8 bytes (most keys) take the loop of two stores.
+  const width = Math.max(2, Math.ceil(longest / 4));
+  if (width > WORDS_MAX) v = null;
+  else {
+    const bytes = new Uint8Array(codes * width * 4);
+    const length = new Uint8Array(codes);
+    for (let c = 0; c < codes; c++) {
+      bytes.set(utf8.subarray(utf8Offsets[c]!, utf8Offsets[c + 1]!), c * width * 4);
+      length[c] = utf8Offsets[c + 1]! - utf8Offsets[c]!;
     }
+    v = { width, words: new Int32Array(bytes.buffer), length };
   }
-  shortCache.set(dict, v);
+  wordCache.set(dict, v);
   return v;
+}
+
+/**
+ * A stored column without nulls from a dictionary of one value: every cell is that value,
+ * so its offsets are multiples of its length and its bytes are copied in doubling runs.
+ */
+function writeOneValue(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, n: number): number {
+  const from = c.dict.utf8Offsets;
+  const len = from[1]! - from[0]!;
+  for (let i = 0; i <= n; i++) offsets[i] = i * len;
+  const total = n * len;
+  if (total === 0) return 0;
+  bytes.set(c.dict.utf8.subarray(from[0]!, from[1]!), 0);
+  for (let have = len; have < total; have *= 2) bytes.copyWithin(have, 0, Math.min(have, total - have));
+  return total;
 }
 
 /** Utf8 offsets and bytes, each value copied from its dictionary's UTF-8 (store/column.ts); returns the bytes written. */
@@ -316,18 +369,28 @@ function writeStrings(offsets: Int32Array, bytes: Uint8Array, c: StringColumn, o
   let p = 0;
   offsets[0] = 0;
   if (byRow && validity === null) {
-    const short = shortValues(c.dict);
+    if (from.length === 2) return writeOneValue(offsets, bytes, c, n);
+    const short = wordValues(c.dict);
     if (short !== null) {
-      // Values of at most 8 bytes: two 4-byte stores per cell instead of a byte loop. The
-      // stores write past the value: the next value overwrites that, and past the last one
-      // they write its words' zero fill, so the padding stays zero (8 bytes of room the
-      // caller reserved).
+      // Values of at most WORDS_MAX words: that many 4-byte stores per cell instead of a
+      // byte loop. The stores write past the value: the next value overwrites that, and
+      // past the last one they write its words' zero fill, so the padding stays zero
+      // (STRING_SLACK bytes of room the caller reserved).
       const out = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const { lo, hi, length } = short;
+      const { width, words, length } = short;
+      if (width === 2) {
+        for (let i = 0; i < n; i++) {
+          const code = codes[rows[i]!]!;
+          out.setInt32(p, words[2 * code]!, true);
+          out.setInt32(p + 4, words[2 * code + 1]!, true);
+          p += length[code]!;
+          offsets[i + 1] = p;
+        }
+        return p;
+      }
       for (let i = 0; i < n; i++) {
         const code = codes[rows[i]!]!;
-        out.setInt32(p, lo[code]!, true);
-        out.setInt32(p + 4, hi[code]!, true);
+        for (let j = 0, w = code * width; j < width; j++) out.setInt32(p + 4 * j, words[w + j]!, true);
         p += length[code]!;
         offsets[i + 1] = p;
       }
