@@ -194,18 +194,24 @@ describe('contract 15: Arrow event columns come back in their type', () => {
     for (const name of names) expect(gotDf.select(name).head(0).toString(), name).toBe(sentDf.select(name).head(0).toString());
   });
 
-  it('series-key columns as dictionaries (Int8 and Uint16 indices) join as Utf8 ones and come back as the dictionary sent', async () => {
+  it('series-key columns as dictionaries (Int8, Uint16 indices) or LargeUtf8 (polars) join as Utf8 ones and come back as sent, in every answer format', async () => {
     const names = Array.from({ length: N }, (_, i) => ['DE', 'FR', 'XX'][i % 3]!);
-    for (const indices of [new Int8(), new Uint16()]) {
-      const dictEvents = new Table({ at: at(), country: vectorFromArray(names, new Dictionary(new Utf8(), indices)) });
-      const utf8Events = new Table({ at: at(), country: vectorFromArray(names, new Utf8()) });
-      const dict = await joinArrow(dictEvents, 'format=arrow');
-      const utf8 = await joinArrow(utf8Events, 'format=arrow');
-      expect(typeText(dict.schema.fields[1]!.type)).toBe(typeText(dictEvents.schema.fields[1]!.type));
-      expect(cells(dict.getChild('country'))).toEqual(names);
-      for (const f of utf8.schema.fields.slice(2)) expect(cells(dict.getChild(f.name)), f.name).toEqual(cells(utf8.getChild(f.name)));
-      expect(cells(dict.getChild('tag')).filter((t) => t !== null).length).toBeGreaterThan(0);
+    const utf8 = await joinArrow(new Table({ at: at(), country: vectorFromArray(names, new Utf8()) }), 'columns=tag&format=arrow');
+    const utf8Json = (await post(tableToIPC(new Table({ at: at(), country: vectorFromArray(names, new Utf8()) }), 'stream'), ARROW, 'columns=tag')).body.data;
+    for (const type of [new Dictionary(new Utf8(), new Int8()), new Dictionary(new Utf8(), new Uint16()), new LargeUtf8()]) {
+      const events = new Table({ at: at(), country: vectorFromArray(names, type) });
+      const got = await joinArrow(events, 'columns=tag&format=arrow');
+      expect(typeText(got.schema.fields[1]!.type)).toBe(typeText(events.schema.fields[1]!.type));
+      expect(cells(got.getChild('country'))).toEqual(names);
+      for (const f of utf8.schema.fields.slice(2)) expect(cells(got.getChild(f.name)), `${String(type)} ${f.name}`).toEqual(cells(utf8.getChild(f.name)));
+      const json = await post(tableToIPC(events, 'stream'), ARROW, 'columns=tag');
+      expect(json.body.data, String(type)).toEqual(utf8Json);
     }
+    expect(cells(utf8.getChild('tag')).filter((t) => t !== null).length).toBeGreaterThan(0);
+    const missing = new Table({ at: at(), country: vectorFromArray([...names.slice(0, 4), null, ...names.slice(5)], new LargeUtf8()) });
+    const r = await post(tableToIPC(missing, 'stream'), ARROW, 'format=arrow');
+    expectError(r, 400, 'invalid_body', undefined);
+    expect(r.body.error.message).toContain('row 4: column "country"');
   });
 
   it('a body of several record batches (lengths not multiples of 8, dictionaries shared or replaced): one batch of the same values', async () => {
@@ -275,6 +281,10 @@ describe('contract 15: Arrow event columns come back in their type', () => {
     const r = await post(tableToIPC(nested, 'stream'), ARROW, 'format=arrow');
     expectError(r, 400, 'invalid_body', undefined);
     expect(r.body.error.message).toContain('column "list"');
+    // LargeUtf8 (polars' strings) is read in every answer format, nulls kept
+    const large = tableToIPC(new Table({ at: at(), country: country(), note: vectorFromArray(pick(['n1', 'n2']), new LargeUtf8()) }), 'stream');
+    for (const format of ['json', 'csv']) expect((await post(large, ARROW, `format=${format}`)).status, format).toBe(200);
+    expect((await post(large, ARROW, 'format=json')).body.data.map((r: { note: string | null }) => r.note)).toEqual(pick(['n1', 'n2']));
     const half = tableToIPC(new Table({ at: at(), country: country(), f16: vectorFromArray(pick([1.5]), new Float16()) }), 'stream');
     for (const format of ['json', 'csv']) {
       const bad = await post(half, ARROW, `format=${format}`);

@@ -5,7 +5,9 @@ import { readColumn } from '../store/decode-arrow.js';
 import { buildStringDictionary } from '../store/string-dictionary.js';
 import type { ArrowPassthrough } from '../format/arrow-passthrough.js';
 import { US_PER_DAY } from '../time/instant.js';
+import { concatOffsets } from './arrow-buffers.js';
 import { arrowPassthrough } from './arrow-passthrough.js';
+import { ByteInterner, internedColumn } from './byte-interner.js';
 import { badEvents, checkEventNames, MAX_EVENTS, missingCell, tooManyEvents, type EventBatch, type EventSchema } from './event-batch.js';
 
 /**
@@ -48,12 +50,20 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema, passthrough =
       arrow.push(undefined);
       return;
     }
-    if (isKey && field.type.typeId !== Type.Utf8 && field.type.typeId !== Type.Dictionary)
-      throw badEvents(`column "${name}" (a series-key column) must be Utf8 or Dictionary<Utf8>, not ${String(field.type)}`);
+    const typeId = field.type.typeId;
+    if (isKey && typeId !== Type.Utf8 && typeId !== Type.Dictionary && typeId !== Type.LargeUtf8)
+      throw badEvents(`column "${name}" (a series-key column) must be Utf8, LargeUtf8 or Dictionary<Utf8>, not ${String(field.type)}`);
     arrow.push(passthrough ? arrowPassthrough(field, chunks, rows) : undefined);
     if (passthrough && !isKey) {
       // Written from its passthrough: only its name is read (format/page-view.ts).
       columns.push({ kind: 'bool', name, values: NO_VALUES, validity: null });
+      return;
+    }
+    if (typeId === Type.LargeUtf8) {
+      // polars writes its strings as LargeUtf8, which contract 6's decoder does not read: interned here
+      const column = largeUtf8Column(name, chunks, rows, isKey);
+      columns.push(column);
+      if (isKey) keys.set(name, column);
       return;
     }
     const decoded = decodeEventColumn(field, chunks, rows, isKey);
@@ -68,6 +78,25 @@ export function arrowEvents(body: Uint8Array, schema: EventSchema, passthrough =
 }
 
 const NO_VALUES = new Uint8Array(0);
+
+/** A LargeUtf8 column as interned codes (byte-interner.ts: one string per distinct value); `required` (a series-key column): a null is a missing cell. */
+function largeUtf8Column(name: string, chunks: readonly Data[], rows: number, required: boolean): StringColumn {
+  let validity: Uint8Array | null = null;
+  if (chunks.some((d) => d.nullCount > 0)) {
+    validity = new Uint8Array(rows);
+    let row = 0;
+    for (const d of chunks) for (let i = 0; i < d.length; i++, row++) validity[row] = d.getValid(i) ? 1 : 0;
+    const first = validity.indexOf(0);
+    if (required) throw missingCell(first, name);
+  }
+  const [offsetBytes, bytes] = concatOffsets(chunks, rows, 8);
+  const words = new Int32Array(offsetBytes.buffer, offsetBytes.byteOffset, 2 * (rows + 1));
+  const interner = new ByteInterner();
+  const codes = new Int32Array(rows);
+  // offsets below 2^32: a body is at most 256 MiB
+  for (let i = 0; i < rows; i++) codes[i] = interner.intern(bytes, words[2 * i]! >>> 0, words[2 * i + 2]! >>> 0);
+  return internedColumn(name, interner, codes, validity);
+}
 
 /** `at`: a Timestamp (s, ms, us) or a Date32, as µs; a null is a missing `at` (400 naming its row). */
 function atColumn(typeId: Type, chunks: Data[], rows: number, field: Parameters<typeof readColumn>[0]): Float64Array {
