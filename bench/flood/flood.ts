@@ -1,12 +1,14 @@
 /**
- * `npm run bench:flood -- [--seconds 5] [--guessers 16]`
+ * `npm run bench:flood -- [--seconds 5] [--guessers 16] [--workers 1]`
  *
- * Key guessing against the demo server with the default --auth-fail-limit (30/60s, one
- * serving thread): `--guessers` keep-alive connections from 127.0.0.2 send wrong keys back
+ * Key guessing against the demo server with the default --auth-fail-limit (30/60s, over
+ * `--workers` serving threads: the failures of all threads count in one table, so the limit
+ * is the same with any number): `--guessers` keep-alive connections from 127.0.0.2 send wrong keys back
  * to back for `--seconds`, while one client from 127.0.0.1 sends valid-key requests one
  * after the other. Reports how many guesses were answered (401) before the 429s began and
  * how fast, the 429 rate after, and what the valid client saw (statuses, p50/p99). Bounded
- * in time; loopback only. Writes bench/flood/RESULTS-flood.{md,json}.
+ * in time; loopback only. Writes bench/flood/RESULTS-flood.{md,json} (RESULTS-flood-w<N>
+ * with --workers N other than 1).
  */
 import http from 'node:http';
 import { writeFile } from 'node:fs/promises';
@@ -34,10 +36,14 @@ const pct = (xs: number[], p: number): number => {
 };
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, guessers: { type: 'string', default: '16' } } });
+  const { values: a } = parseArgs({
+    options: { seconds: { type: 'string', default: '5' }, guessers: { type: 'string', default: '16' }, workers: { type: 'string', default: '1' } },
+  });
   const seconds = Number(a.seconds);
   const guessers = Number(a.guessers);
-  const demo = await startDemoServer('flood', ['--workers', '1']);
+  const workers = Number(a.workers);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers: ${a.workers} is not a whole number of threads`);
+  const demo = await startDemoServer('flood', ['--workers', String(workers)]);
   try {
     const bad = new http.Agent({ keepAlive: true, localAddress: '127.0.0.2', maxSockets: guessers });
     const good = new http.Agent({ keepAlive: true, localAddress: '127.0.0.1', maxSockets: 1 });
@@ -74,7 +80,8 @@ async function main(): Promise<void> {
     await Promise.all([...Array.from({ length: guessers }, guesser), validClient()]);
     const elapsed = (performance.now() - t0) / 1000;
     const result = {
-      command: `npm run bench:flood -- --seconds ${seconds} --guessers ${guessers}`,
+      command: `npm run bench:flood -- --seconds ${seconds} --guessers ${guessers}${workers === 1 ? '' : ` --workers ${workers}`}`,
+      workers,
       limit: '30/60s (default)',
       guesses401: guesses[401],
       last401Ms,
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
       valid: { requests: valid.length, statuses: validStatus, p50Ms: pct(valid, 50), p99Ms: pct(valid, 99), perSecond: valid.length / elapsed },
     };
     const md = [
-      `Command: \`${result.command}\` (demo data, one serving thread, loopback; ${guessers} keep-alive connections from 127.0.0.2 sending wrong keys, one client from 127.0.0.1 with a valid key, for ${seconds} s).`,
+      `Command: \`${result.command}\` (demo data, ${workers === 1 ? 'one serving thread' : `${workers} serving threads`}, loopback; ${guessers} keep-alive connections from 127.0.0.2 sending wrong keys, one client from 127.0.0.1 with a valid key, for ${seconds} s).`,
       '',
       '| measure | value |',
       '|---|---:|',
@@ -96,8 +103,9 @@ async function main(): Promise<void> {
       `| valid client: p50 / p99 | ${result.valid.p50Ms.toFixed(2)} / ${result.valid.p99Ms.toFixed(2)} ms |`,
       '',
     ].join('\n');
-    await writeFile(join(repoRoot(), 'bench/flood/RESULTS-flood.md'), md);
-    await writeFile(join(repoRoot(), 'bench/flood/RESULTS-flood.json'), JSON.stringify(result, null, 2) + '\n');
+    const name = workers === 1 ? 'RESULTS-flood' : `RESULTS-flood-w${workers}`;
+    await writeFile(join(repoRoot(), `bench/flood/${name}.md`), md);
+    await writeFile(join(repoRoot(), `bench/flood/${name}.json`), JSON.stringify(result, null, 2) + '\n');
     console.log(md);
     bad.destroy();
     good.destroy();
