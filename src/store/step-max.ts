@@ -1,3 +1,4 @@
+import { AscendingInstants, type AscendingArrays } from './ascending-instants.js';
 import { allocF64 } from './shared-memory.js';
 import { sortPairs } from './sort-pairs.js';
 
@@ -18,7 +19,8 @@ const BUCKETS = 1 << 16;
  * observation on: most rows of a dataset, so about one step per row) is kept as its
  * threshold alone, in `same`: the maximum at t is the greater of the last step of either
  * list at or before t (both lists step up, so the last step of all is the last of one of
- * them). That halves the bytes of `maxObservedByThr` (docs/snapshots.md#memory).
+ * them). That halves the bytes of `maxObservedByThr`, and `same` is packed at about 4 bytes
+ * a step (ascending-instants.ts): a quarter of a Float64 pair (docs/snapshots.md#memory).
  */
 export interface StepArrays {
   /** ascending thresholds at which the maximum steps up to a value other than the threshold */
@@ -26,39 +28,40 @@ export interface StepArrays {
   /** the maximum from at[i] on (ascending) */
   readonly value: Float64Array;
   /** ascending thresholds at which the maximum steps up to the threshold itself */
-  readonly same: Float64Array;
+  readonly same: AscendingArrays;
 }
 
 export class StepMax {
   private constructor(
     private readonly at: Float64Array,
     private readonly value: Float64Array,
-    private readonly same: Float64Array,
+    private readonly same: AscendingInstants,
   ) {}
 
   /** Rebuilds from `arrays` (e.g. after a worker thread built it). */
   static fromArrays(arrays: StepArrays): StepMax {
-    return new StepMax(arrays.at, arrays.value, arrays.same);
+    return new StepMax(arrays.at, arrays.value, AscendingInstants.fromArrays(arrays.same));
   }
 
   /** The backing arrays (shared memory), for handing the structure to another thread. */
   get arrays(): StepArrays {
-    return { at: this.at, value: this.value, same: this.same };
+    return { at: this.at, value: this.value, same: this.same.arrays };
   }
 
   /** Every step, both lists merged in threshold order (tests). */
   steps(): { at: number[]; value: number[] } {
     const at: number[] = [];
     const value: number[] = [];
+    const same = this.same.toArray();
     let i = 0;
     let j = 0;
-    while (i < this.at.length || j < this.same.length) {
-      if (j >= this.same.length || (i < this.at.length && this.at[i]! < this.same[j]!)) {
+    while (i < this.at.length || j < same.length) {
+      if (j >= same.length || (i < this.at.length && this.at[i]! < same[j]!)) {
         at.push(this.at[i]!);
         value.push(this.value[i++]!);
       } else {
-        at.push(this.same[j]!);
-        value.push(this.same[j++]!);
+        at.push(same[j]!);
+        value.push(same[j++]!);
       }
     }
     return { at, value };
@@ -73,7 +76,7 @@ export class StepMax {
    */
   static build(thresholds: Float64Array, values: ArrayLike<number>, range = rangeOf(thresholds)): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0), allocF64(0));
+    if (n === 0) return new StepMax(allocF64(0), allocF64(0), AscendingInstants.of(allocF64(0)));
     const { min, max } = range;
     if (n < PRUNE_FROM || max === min) return stepsOf(thresholds, values, null);
     const scale = (BUCKETS - 1) / (max - min);
@@ -113,7 +116,7 @@ export class StepMax {
    */
   static overDays(thresholds: Float64Array, days: Int32Array, minDay: number, span: number): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0), allocF64(0));
+    if (n === 0) return new StepMax(allocF64(0), allocF64(0), AscendingInstants.of(allocF64(0)));
     const first = new Float64Array(span).fill(Infinity);
     for (let i = 0; i < n; i++) {
       const d = days[i]! - minDay;
@@ -144,20 +147,20 @@ export class StepMax {
         value[k] = d + minDay;
       }
     }
-    return new StepMax(at, value, allocF64(0));
+    return new StepMax(at, value, AscendingInstants.of(allocF64(0)));
   }
 
   /** The greatest value with threshold <= t, or null when there is none. */
   query(t: number): number | null {
     const i = stepsUpTo(this.at, t);
-    const j = stepsUpTo(this.same, t);
-    if (i === 0) return j === 0 ? null : this.same[j - 1]!;
+    const same = this.same.greatestUpTo(t);
+    if (i === 0) return same === -Infinity ? null : same;
     const v = this.value[i - 1]!;
-    return j === 0 || v > this.same[j - 1]! ? v : this.same[j - 1]!;
+    return v > same ? v : same;
   }
 
   get byteSize(): number {
-    return this.at.byteLength + this.value.byteLength + this.same.byteLength;
+    return this.at.byteLength + this.value.byteLength + this.same.byteSize;
   }
 }
 
@@ -213,7 +216,7 @@ function stepsOf(thresholds: Float64Array, values: ArrayLike<number>, subset: In
       b[x++] = value[j]!;
     }
   }
-  return StepMax.fromArrays({ at: a, value: b, same: c });
+  return StepMax.fromArrays({ at: a, value: b, same: AscendingInstants.of(c).arrays });
 }
 
 function rangeOf(a: Float64Array): { min: number; max: number } {
