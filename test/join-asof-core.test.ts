@@ -30,7 +30,7 @@ function tableOf(productId: string, seriesKey: readonly string[], rows: readonly
 
 /** The tags answering each event of a CSV body (null: no row). */
 function tags(productId: string, table: Table, csv: string, over: Partial<JoinRequest> = {}): (string | null)[] {
-  const product = findProduct(productId)!;
+  const product = over.product ?? findProduct(productId)!;
   const req: JoinRequest = {
     bodyFormat: 'csv',
     format: 'json',
@@ -101,6 +101,10 @@ describe('asof_join, rule by rule', () => {
       'pacific-11',
       null,
     ]);
+    // each key column takes its own filter's list, not another filter's
+    const glmiSpec = findProduct('glmi')!;
+    const product = { ...glmiSpec, filters: [{ param: 'vessel', allowed: ['none'] }, ...glmiSpec.filters] };
+    expect(tags('glmi', glmi, 'at,basin\n2026-03-20,arctic\n2026-03-20,atlantic\n', { product })).toEqual([null, 'atlantic-10']);
   });
 
   it('a key of two columns: each event finds its own series among several, a pair the dataset does not hold nothing', () => {
