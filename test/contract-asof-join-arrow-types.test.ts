@@ -269,6 +269,21 @@ describe('contract 15: Arrow event columns come back in their type', () => {
     expectSame(events, got);
   });
 
+  it('no events: the schema alone, each passthrough column in its type (a dictionary with no dictionary batch), read by apache-arrow and polars', async () => {
+    const events = new Table({
+      at: at(),
+      country: country(),
+      cat: vectorFromArray(pick(['x', 'y']), new Dictionary(new Utf8(), new Int8())),
+      u: vectorFromArray(pick([1n]), new Uint64()),
+    }).slice(0, 0);
+    expect(events.numRows).toBe(0);
+    const bytes = await postBytes(tableToIPC(events, 'stream'), 'format=arrow');
+    const got = tableFromIPC(bytes);
+    expect(got.numRows).toBe(0);
+    expect(got.schema.fields.map((f) => typeText(f.type)).slice(1, 4)).toEqual(events.schema.fields.slice(1).map((f) => typeText(f.type)));
+    expect(pl.readIPCStream(Buffer.from(bytes)).height).toBe(0);
+  });
+
   it('a nested type is a 400 naming the column; a type beyond contract 6 answered in JSON or CSV is a 400 that names format=arrow', async () => {
     const nested = new Table({
       at: at(),
