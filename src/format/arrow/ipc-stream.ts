@@ -75,15 +75,19 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
   const at = header.write(out, n);
   const body = out.pos;
   let b = 0;
-  /** Reserves a zeroed, padded buffer of `length` bytes at the body's end; returns its absolute position. */
+  /**
+   * Reserves room for a padded buffer of `length` bytes at the body's end; returns its
+   * absolute position. Not zeroed: every writer below stores each byte of its buffer (a
+   * bitmap a whole byte at a time), and `done` zeroes the padding, so no byte of the
+   * output is written twice.
+   */
   const reserve = (length: number): number => {
-    const p = out.pos;
     out.ensure(pad8(length));
-    out.buf.fill(0, p, p + pad8(length));
-    return p;
+    return out.pos;
   };
   const done = (p: number, length: number): void => {
     header.buffer(out.buf, at, b++, p - body, length);
+    out.buf.fill(0, p + length, p + pad8(length));
     out.pos = p + pad8(length);
   };
   for (let i = 0; i < columns.length; i++) {
@@ -166,7 +170,6 @@ function writeBatch(out: ByteWriter, page: PageView, layout: ArrowLayout): void 
           page,
         );
         done(p, offsetsLength);
-        // The bytes' padding after `total` was zeroed by the reservation.
         done(q, total);
         break;
       }
