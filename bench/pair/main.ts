@@ -5,7 +5,11 @@
  *   npm run bench:pair -- --before-cli /tmp/base/dist/src/cli/main.js [--rounds 4] [--duration 5]
  *     [--warmup 3] [--workloads walk-forward-loop,walk-forward-series,repeated] [--quick]
  *     [--serve-args "--row-cache-mb 1024"] [--out FILE]
+ *     [--format csv|arrow]  (the same queries in that format)
+ *     [--bulk-start 2023-01-01]  (the in-process bulk bench's data instead: bench/bulk/bulk-data.ts)
  *
+ * page-walk follows every chain's cursors (wrk's walk mode, one thread a connection), as
+ * `npm run bench` does.
  * A is built from another revision: `git worktree add /tmp/base <rev>`, node_modules linked,
  * `npm run build` there. Prints (and with --out writes) the rounds and ratios as JSON.
  */
@@ -17,7 +21,8 @@ import { ensureData } from '../data/ensure-data.js';
 import { planFor } from '../data/plan.js';
 import { cliPath, repoRoot } from '../lib/paths.js';
 import type { WorkloadName } from '../alternatives/types.js';
-import { buildWorkloads, writePathsFile, WORKLOADS } from '../workloads.js';
+import { buildWorkloads, inFormat, OTHER_FORMATS, writePathsFile, WORKLOADS, type OtherFormat } from '../workloads.js';
+import { bulkPlan, ensureBulkData } from '../bulk/bulk-data.js';
 import { runPair } from './pair.js';
 
 async function main(): Promise<void> {
@@ -31,6 +36,8 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       'serve-args': { type: 'string', default: '' },
       out: { type: 'string' },
+      format: { type: 'string' },
+      'bulk-start': { type: 'string' },
     },
   });
   if (args['before-cli'] === undefined) throw new Error('--before-cli <the other build main.js> is required');
@@ -38,19 +45,26 @@ async function main(): Promise<void> {
   const unknown = names.filter((w) => !WORKLOADS.includes(w));
   if (unknown.length > 0) throw new Error(`unknown workload(s) ${unknown.join(', ')}: one of ${WORKLOADS.join(', ')}`);
   const log = (m: string): void => void process.stderr.write(`[pair ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
-  const data = await ensureData(join(repoRoot(), 'bench/.data'), 'main', args.quick, log);
-  const all = buildWorkloads(planFor('main', args.quick), { count: args.quick ? 2000 : 20000, pageWalkCount: args.quick ? 100 : 1000 });
+  const format = args.format;
+  if (format !== undefined && !(OTHER_FORMATS as readonly string[]).includes(format)) throw new Error(`--format ${format}: one of ${OTHER_FORMATS.join(', ')}`);
+  const bulk = args['bulk-start'];
+  const sourceDir =
+    bulk === undefined
+      ? (await ensureData(join(repoRoot(), 'bench/.data'), 'main', args.quick, log)).sourceDir
+      : (await ensureBulkData(join(repoRoot(), 'bench/.data'), bulk, log)).dir;
+  const plan = bulk === undefined ? planFor('main', args.quick) : bulkPlan(bulk);
+  const all = buildWorkloads(plan, { count: args.quick ? 2000 : 20000, pageWalkCount: args.quick ? 100 : 1000 });
   const dir = await mkdtemp(join(tmpdir(), 'pitcache-pair-'));
   try {
     const paths: Record<string, string> = {};
     for (const w of names) {
       paths[w] = join(dir, `${w}.paths`);
-      await writePathsFile(paths[w]!, all[w]);
+      await writePathsFile(paths[w]!, format === undefined ? all[w] : inFormat(all[w], format as OtherFormat));
     }
     const results = await runPair({
       cliA: resolve(args['before-cli']),
       cliB: cliPath(),
-      dataDir: data.sourceDir,
+      dataDir: sourceDir,
       paths,
       rounds: Number(args.rounds),
       durationSec: Number(args.duration),

@@ -127,10 +127,12 @@ export async function runPair(o: PairOptions): Promise<PairResult[]> {
     started.push(a.server);
     const b = await startServer(o.cliB, o.dataDir, o.serveArgs ?? []);
     started.push(b.server);
-    const wrk = (base: string, pathsFile: string, durationSec: number): Promise<WrkResult> =>
-      runWrk({ baseUrl: base, pathsFile, apiKey: BENCH_API_KEY, mode: 'list', connections: o.connections ?? 64, durationSec, cpus: '1' });
     const results: PairResult[] = [];
     for (const [workload, pathsFile] of Object.entries(o.paths)) {
+      // page-walk follows each chain to its end, as `npm run bench` runs it
+      const mode = workload === 'page-walk' ? 'walk' : 'list';
+      const wrk = (base: string, pathsFile: string, durationSec: number): Promise<WrkResult> =>
+        runWrk({ baseUrl: base, pathsFile, apiKey: BENCH_API_KEY, mode, connections: o.connections ?? 64, durationSec, cpus: '1' });
       await prime(a.base, pathsFile);
       await prime(b.base, pathsFile);
       await wrk(a.base, pathsFile, o.warmupSec);
