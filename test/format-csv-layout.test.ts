@@ -2,7 +2,8 @@
  * CSV of an output layout (src/format/csv/csv-layout.ts), written into a deliberately tiny
  * ByteWriter so that every record must reserve its full width: stored columns are read at
  * the page's rows, computed ones (walk_forward's decision_date, vintages' visible_to) at
- * output position, and a computed column replaced by a new Column object is rebound.
+ * output position, and a computed column replaced by a new Column object is rebound; dates
+ * and timestamps, written one byte early, keep the byte before them.
  */
 import { describe, expect, it } from 'vitest';
 import { CsvLayout } from '../src/format/csv/csv-layout.js';
@@ -154,5 +155,37 @@ describe('CsvLayout with the row cache (stored cells copied, computed cells writ
     const layout = new CsvLayout(atRow(rowTable(22)), cache);
     write(layout, atRow(rowTable(22)), [1, 2, 3]);
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+  });
+});
+
+describe('CsvLayout: dates and timestamps written one byte early over the byte before the cell', () => {
+  const ts = (unit: 's' | 'ms' | 'us', validity: Uint8Array | null): TimestampColumn => ({
+    kind: 'timestamp',
+    name: `t_${unit}`,
+    unit,
+    validity,
+    values: Float64Array.of(1_775_001_600_123_456, -1_000_001, 0),
+  });
+  const date: Date32Column = { kind: 'date32', name: 'd', validity: Uint8Array.of(1, 0, 1), values: Int32Array.of(20_000, 0, -1) };
+  const columns: OutputColumn[] = [ts('us', null), date, ts('ms', Uint8Array.of(0, 1, 1)), ts('s', Uint8Array.of(1, 1, 0))].map((column): OutputColumn => ({
+    column,
+    at: 'row',
+  }));
+  const expected = [
+    't_us,d,t_ms,t_s',
+    '2026-04-01T00:00:00.123456Z,2024-10-04,,2026-04-01T00:00:00Z',
+    '1969-12-31T23:59:58.999999Z,,1969-12-31T23:59:58.999Z,1969-12-31T23:59:58Z',
+    '1970-01-01T00:00:00.000000Z,1969-12-31,1970-01-01T00:00:00.000Z,',
+    '',
+  ].join('\n');
+
+  it('the same text as the JSON cells unquoted: nulls empty, the bytes before each cell kept, in a writer that grows', () => {
+    expect(write(new CsvLayout(columns), columns, [0, 1, 2])).toBe(expected);
+  });
+
+  it('a record at the very start of the output (no byte before its first cell)', () => {
+    const out = new ByteWriter(16);
+    new CsvLayout(columns).writeRecords(out, { columns, rows: Int32Array.of(0, 1, 2), count: 3, seriesKey: [] });
+    expect(Buffer.from(out.view()).toString('utf8')).toBe(expected.slice(expected.indexOf('\n') + 1));
   });
 });

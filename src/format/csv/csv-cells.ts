@@ -25,14 +25,33 @@ export function compileCsvCell(column: Column): { write: CellWriter; maxBytes: n
   // timestamps, Int64 beyond 2^53 contain no character that needs CSV quoting) and with
   // JSON's `null` (a null, a NaN, an infinity) as an empty field.
   const json = compileCell(column);
-  const write: CellWriter = (b, p, row) => {
-    const end = json.write(b, p, row);
-    if (b[p] === N) return p;
-    if (b[p] !== QUOTE) return end;
-    for (let i = p + 1; i < end - 1; i++) b[i - 1] = b[i]!;
-    return end - 2;
+  const write: CellWriter = (b, p, row) => unquote(b, p, json.write(b, p, row));
+  if (column.kind !== 'date32' && column.kind !== 'timestamp') return { write, maxBytes: json.maxBytes };
+  // Dates and timestamps are always quoted in JSON: written one byte early, over the byte
+  // before the cell (kept and put back), their text starts where the cell does and needs
+  // no shift; the closing quote is past the cell's end, where the next byte goes.
+  const early: CellWriter = (b, p, row) => {
+    if (p === 0) return write(b, p, row);
+    const before = b[p - 1]!;
+    const end = json.write(b, p - 1, row);
+    const first = b[p - 1]!;
+    b[p - 1] = before;
+    if (first === QUOTE) return end - 1;
+    if (first === N) return p;
+    // anything else (unquoted): moved one byte on, to where the cell starts
+    for (let i = end - 1; i >= p; i--) b[i + 1] = b[i]!;
+    b[p] = first;
+    return end + 1;
   };
-  return { write, maxBytes: json.maxBytes };
+  return { write: early, maxBytes: json.maxBytes };
+}
+
+/** The JSON text at [p, end) as a CSV field: unquoted (shifted back one byte), `null` as nothing, anything else as is. */
+function unquote(b: Uint8Array, p: number, end: number): number {
+  if (b[p] === N) return p;
+  if (b[p] !== QUOTE) return end;
+  for (let i = p + 1; i < end - 1; i++) b[i - 1] = b[i]!;
+  return end - 2;
 }
 
 function stringCell(validity: Uint8Array | null, codes: Int32Array, dict: StringDictionary): { write: CellWriter; maxBytes: number } {
