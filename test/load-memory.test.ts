@@ -13,11 +13,14 @@
  * with the allocator's slack; see the README's sizing rule.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_ADMIN_KEY } from '../bench/data/ensure-data.js';
+import { buildParts, WorkerTableBuilder } from '../src/generations/table-builder.js';
+import { objectPath, parseManifest, partsOf } from '../src/snapshot/manifest.js';
+import { tableArrays } from './support/table-arrays.js';
 import { writeScaleSource } from './support/load-memory-data.js';
 import { startServeProcess } from './support/serve-process.js';
 
@@ -48,6 +51,32 @@ describe('resident memory after load', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+
+  it('a loaded generation holds at most 1.2x its Arrow bytes in typed arrays (every array reachable from its table, counted once)', async () => {
+    // As a server builds it: the parts moved to a build thread, the table back on shared memory.
+    const folder = join(dir, 'src', 'wssi_us', 'demand_shock');
+    const manifest = parseManifest(await readFile(join(folder, 'manifest.json')));
+    const refs = partsOf(manifest);
+    const parts = await Promise.all(refs.map((r) => readFile(join(dir, 'src', objectPath('wssi_us', 'demand_shock', r.object)))));
+    const arrowBytes = parts.reduce((n, b) => n + b.byteLength, 0);
+    const builder = new WorkerTableBuilder(1);
+    try {
+      const table = await buildParts(builder, parts, { parts: refs, filterColumns: [], floorUs: 0 });
+      const arrays = tableArrays(table);
+      let bytes = 0;
+      for (const b of arrays.values()) bytes += b;
+      const report = [...arrays].map(([path, b]) => `${path} ${(b / table.rows).toFixed(2)}`).join(', ');
+      console.log(
+        `typed arrays ${(bytes / table.rows).toFixed(2)} bytes a row over ${(arrowBytes / table.rows).toFixed(2)} of Arrow: ${(bytes / arrowBytes).toFixed(3)}x (${report})`,
+      );
+      expect(table.rows).toBe(data.rows);
+      expect(bytes / arrowBytes, report).toBeLessThanOrEqual(1.2);
+      // What the server reports as the table's bytes (/admin/status, the retention budget) is what it holds.
+      expect(table.byteSize).toBe(bytes);
+    } finally {
+      await builder.close();
+    }
+  }, 300_000);
 
   it('a 4M-row generation: RSS above an empty server within 1.5x its Arrow bytes, the table within 1.4x', async () => {
     const common = ['--keys', data.keys, '--workers', '1', '--row-cache-mb', '0', '--page-cache-mb', '0', '--response-cache-mb', '0'];

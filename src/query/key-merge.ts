@@ -1,3 +1,5 @@
+import type { DayArray } from '../store/table.js';
+
 /**
  * Keys of several series, merged into the contract's output order (date, then series; a
  * series index is its rank in that order, see store/table.ts). Each series contributes a
@@ -13,10 +15,10 @@ export class KeyMerge {
   private heapKey = new Int32Array(256);
   private heapEnd = new Int32Array(256);
   private size = 0;
-  private keyDate: Int32Array = new Int32Array(0);
+  private keyDate: DayArray = new Int32Array(0);
 
   /** Starts an empty merge over a table's key dates, with room for `series` runs. */
-  reset(keyDate: Int32Array, series: number): void {
+  reset(keyDate: DayArray, series: number): void {
     this.keyDate = keyDate;
     this.size = 0;
     if (this.heapDate.length < series) {
@@ -111,7 +113,7 @@ export class KeyMerge {
 }
 
 /** First key index in [lo, hi) whose date is >= day (keys of one series are in date order). */
-export function lowerBoundDate(keyDate: Int32Array, lo: number, hi: number, day: number): number {
+export function lowerBoundDate(keyDate: DayArray, lo: number, hi: number, day: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (keyDate[mid]! < day) lo = mid + 1;

@@ -1,14 +1,15 @@
 import { US_PER_DAY } from '../time/instant.js';
 import { decodeArrowColumn, type ArrowColumn } from './arrow-column.js';
+import { narrowCodes } from './code-width.js';
 import type { Column, StringColumn, StringDictionary } from './column.js';
 import type { ArrowSnapshot, DecodedColumn, DecodedSnapshot, StoredField } from './decode-arrow.js';
 import { MinTree } from './min-tree.js';
 import { copyDecoded, placeDecoded, sharedColumn } from './place-decoded.js';
 import { inversePermutation, orderBySeriesAndDate, type SeriesOrder } from './row-order.js';
-import { allocF64, allocI32 } from './shared-memory.js';
+import { allocF64, allocI32, allocShared } from './shared-memory.js';
 import { StepMax } from './step-max.js';
 import { buildStringDictionary } from './string-dictionary.js';
-import type { Table } from './table.js';
+import type { DayArray, Table } from './table.js';
 import { orderVersions } from './version-order.js';
 
 /** Columns the order of rows by (series, date) is computed from: decoded first, in snapshot order. */
@@ -100,7 +101,8 @@ function assemble(n: number, seriesKey: readonly string[], sources: readonly Sou
     const name = nameOf(src);
     const c = done.get(name) ?? placed(src, rank, false);
     if (c.kind !== 'string') return c;
-    return { kind: 'string', name: c.name, validity: c.validity, codes: c.codes, dict: dictionaryOf(c) };
+    const dict = dictionaryOf(c);
+    return { kind: 'string', name: c.name, validity: c.validity, codes: narrowCodes(c.codes, dict.values.length), dict };
   });
   return indexTable({ rows: n, seriesKey, columns, fields, seriesStart, seriesCount, minDate, span, floorUs });
 }
@@ -143,8 +145,8 @@ export function indexTable(p: PlacedColumns): Table {
     for (let i = seriesStart[s]!; i < seriesStart[s + 1]!; i++) if (i === seriesStart[s] || date[i] !== date[i - 1]) keyCount++;
   }
   const keyRowStart = allocI32(keyCount + 1);
-  const keyDate = allocI32(keyCount);
-  const keySeries = allocI32(keyCount);
+  const keyDate = allocDays(keyCount, minDate, minDate + span - 1);
+  const keySeries = seriesCount <= 0x10000 ? allocShared(Uint16Array, keyCount) : allocI32(keyCount);
   const seriesKeyStart = allocI32(seriesCount + 1);
   let k = -1;
   for (let s = 0; s < seriesCount; s++) {
@@ -192,6 +194,11 @@ export function indexTable(p: PlacedColumns): Table {
     maxObservedByThr: vis.maxObservedByThr,
     byteSize,
   };
+}
+
+/** Key dates in [lo, hi] as Int16 when they fit, else Int32 (table.ts). */
+function allocDays(n: number, lo: number, hi: number): DayArray {
+  return lo >= -0x8000 && hi <= 0x7fff ? allocShared(Int16Array, n) : allocI32(n);
 }
 
 /** What of a table follows from its vintage floor (table.ts): every threshold and what is indexed by them. */

@@ -51,10 +51,17 @@ export interface BoolColumn extends Base {
   readonly kind: 'bool';
   readonly values: Uint8Array;
 }
+/**
+ * A string column's codes: a loaded generation keeps them in the narrowest array its
+ * dictionary allows (1 byte a row up to 256 distinct values, 2 up to 65,536:
+ * docs/snapshots.md#memory); other tables (a join's events) may hold Int32 codes.
+ */
+export type CodeArray = Uint8Array | Uint16Array | Int32Array;
+
 /** Utf8 and Dictionary<Utf8> alike: codes into one dictionary per column. */
 export interface StringColumn extends Base {
   readonly kind: 'string';
-  readonly codes: Int32Array;
+  readonly codes: CodeArray;
   readonly dict: StringDictionary;
 }
 export interface Date32Column extends Base {

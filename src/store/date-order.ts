@@ -1,3 +1,5 @@
+import type { DayArray, SeriesArray } from './table.js';
+
 /**
  * The keys of a table in (date, series) order, the contract's output order: an answer that
  * takes every series (latest=false, a date range) is a run of this array, so a page of it
@@ -30,7 +32,7 @@ export interface DateOrder {
 export const BLOCK_SHIFT = 7;
 export const BLOCK = 1 << BLOCK_SHIFT;
 
-export function buildDateOrder(keyDate: Int32Array, keyThr: Float64Array): DateOrder {
+export function buildDateOrder(keyDate: DayArray, keyThr: Float64Array): DateOrder {
   const n = keyDate.length;
   let minDate = n === 0 ? 0 : Infinity;
   let maxDate = n === 0 ? 0 : -Infinity;
@@ -72,7 +74,7 @@ export function dayPosition(o: DateOrder, day: number): number {
 }
 
 /** Position in o.keys of the first key after (day, series) in (date, series) order. */
-export function positionAfter(o: DateOrder, keySeries: Int32Array, day: number, series: number): number {
+export function positionAfter(o: DateOrder, keySeries: SeriesArray, day: number, series: number): number {
   const d = day - o.minDate;
   if (d < 0) return 0;
   if (d >= o.span) return o.keys.length;

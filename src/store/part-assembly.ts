@@ -1,7 +1,8 @@
 import { OpsError } from '../ops-errors.js';
 import { allocValues, decodeArrowColumn, decodeValidityInto, decodeValuesInto, type ArrowColumn, type ValueArray } from './arrow-column.js';
 import { indexTable } from './build-table.js';
-import type { Column } from './column.js';
+import { allocCodes, widenCodes } from './code-width.js';
+import type { CodeArray, Column } from './column.js';
 import type { ArrowSnapshot, DecodedColumn } from './decode-arrow.js';
 import { allocU8 } from './shared-memory.js';
 import { inversePermutation, orderBySeriesAndDate } from './row-order.js';
@@ -20,7 +21,8 @@ interface Strings {
 /** A column of the generation: its values for every row of every part, filled part by part. */
 interface Target {
   readonly arrow: ArrowColumn;
-  readonly values: ValueArray;
+  /** strings: codes as narrow as the values seen so far allow, widened when a part brings more (code-width.ts) */
+  values: ValueArray;
   /** allocated when the first part with a null in this column arrives (earlier rows are valid) */
   validity: Uint8Array | null;
   readonly strings: Strings | null;
@@ -100,7 +102,7 @@ export class PartAssembly {
       const name = arrow.name;
       switch (arrow.kind) {
         case 'string':
-          return { kind: 'string', name, validity, codes: values as Int32Array, dict: buildStringDictionary(t.strings!.values) };
+          return { kind: 'string', name, validity, codes: values as CodeArray, dict: buildStringDictionary(t.strings!.values) };
         case 'timestamp':
           return { kind: 'timestamp', name, validity, unit: arrow.unit, values: values as Float64Array };
         default:
@@ -135,7 +137,7 @@ export class PartAssembly {
     this.schema = { snap, name };
     this.targets = snap.columns.map((arrow) => ({
       arrow,
-      values: allocValues(arrow, this.rows),
+      values: arrow.kind === 'string' ? allocCodes(1, this.rows) : allocValues(arrow, this.rows),
       validity: null,
       strings: arrow.kind === 'string' ? { values: [], codeOf: new Map() } : null,
     }));
@@ -171,8 +173,8 @@ export class PartAssembly {
     this.checkEnds(snap, name, order.perm, order.seriesStart, local);
     for (const [i, k] of seriesKey.entries()) {
       const t = targetOf(k);
-      const toGlobal = this.globalCodes(t.strings!, local[i]!.strings);
-      const codes = slice(t.values as Int32Array);
+      const toGlobal = this.globalCodes(t, local[i]!.strings, at);
+      const codes = slice(t.values as CodeArray);
       const src = local[i]!.codes;
       for (let j = 0; j < n; j++) codes[rank0 === null ? j : rank0[j]!] = toGlobal[src[j]!]!;
     }
@@ -185,6 +187,8 @@ export class PartAssembly {
     const { rank } = orderVersions(order.seriesStart, dates, observed, ingested, { perm: order.perm, rank: rank0 });
 
     // 3. Every other column, straight into its place (the columns above hold no nulls: contract 6).
+    // Strings are decoded to the part's own codes in scratch of the part's size, then written as the column's.
+    let scratch: Int32Array | null = null;
     const early = new Set(['date', 'str_observed_at', 'str_ingested_at', ...seriesKey]);
     for (const [i, c] of snap.columns.entries()) {
       if (early.has(c.name)) continue;
@@ -193,13 +197,14 @@ export class PartAssembly {
         if (t.validity === null) t.validity = allocU8(this.rows).fill(1);
         decodeValidityInto(c.chunks, slice(t.validity), rank);
       }
-      const out = slice(t.values);
-      const strings = decodeValuesInto(c, out, rank);
-      if (strings !== null) {
-        const toGlobal = this.globalCodes(t.strings!, strings);
-        const codes = out as Int32Array;
-        for (let j = 0; j < n; j++) codes[j] = toGlobal[codes[j]!]!;
+      if (c.kind !== 'string') {
+        decodeValuesInto(c, slice(t.values), rank);
+        continue;
       }
+      scratch ??= new Int32Array(n);
+      const toGlobal = this.globalCodes(t, decodeValuesInto(c, scratch, rank)!, at);
+      const codes = slice(t.values as CodeArray);
+      for (let j = 0; j < n; j++) codes[j] = toGlobal[scratch[j]!]!;
     }
 
     const starts = order.seriesStart;
@@ -242,8 +247,13 @@ export class PartAssembly {
     }
   }
 
-  /** local code -> the column's code across parts (a value first seen here gets the next one). */
-  private globalCodes(into: Strings, strings: readonly string[]): Int32Array {
+  /**
+   * local code -> the column's code across parts (a value first seen here gets the next
+   * one); the column's codes are widened first if the new values need it, its rows before
+   * `filled` kept.
+   */
+  private globalCodes(t: Target, strings: readonly string[], filled: number): Int32Array {
+    const into = t.strings!;
     const out = new Int32Array(strings.length);
     for (let c = 0; c < strings.length; c++) {
       const s = strings[c]!;
@@ -255,6 +265,7 @@ export class PartAssembly {
       }
       out[c] = g;
     }
+    t.values = widenCodes(t.values as CodeArray, into.values.length, filled);
     return out;
   }
 }

@@ -1,4 +1,4 @@
-import type { Column, StringDictionary } from './column.js';
+import type { CodeArray, Column, StringDictionary } from './column.js';
 import { MinTree } from './min-tree.js';
 import { StepMax, type StepArrays } from './step-max.js';
 import type { Table } from './table.js';
@@ -19,7 +19,7 @@ export interface TableTransfer {
 
 type TransferDictionary = Omit<StringDictionary, 'codeOf'>;
 type TransferColumn =
-  Exclude<Column, { kind: 'string' }> | { kind: 'string'; name: string; validity: Uint8Array | null; codes: Int32Array; dict: TransferDictionary };
+  Exclude<Column, { kind: 'string' }> | { kind: 'string'; name: string; validity: Uint8Array | null; codes: CodeArray; dict: TransferDictionary };
 
 export function tableToTransfer(t: Table): TableTransfer {
   const { keyThrTree, latestDateByThr, maxObservedByThr, columns, seriesColumns: _s, ...rest } = t;

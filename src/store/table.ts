@@ -4,6 +4,14 @@ import type { MinTree } from './min-tree.js';
 import type { StepMax } from './step-max.js';
 
 /**
+ * A key's business date, days since the epoch: Int16 when every key's date fits (1880-04-
+ * 14 to 2059-09-18), else Int32 (docs/snapshots.md#memory). Read as numbers; never written.
+ */
+export type DayArray = Int16Array | Int32Array;
+/** A key's series: Uint16 up to 65,536 series, else Int32 (docs/snapshots.md#memory). */
+export type SeriesArray = Uint16Array | Int32Array;
+
+/**
  * One loaded generation of one dataset.
  *
  * Rows are physically sorted by (series rank, date, str_observed_at, str_ingested_at,
@@ -49,9 +57,9 @@ export interface Table {
   readonly keyCount: number;
   readonly keyRowStart: Int32Array;
   /** business date (days since epoch) of key k */
-  readonly keyDate: Int32Array;
+  readonly keyDate: DayArray;
   /** series of key k */
-  readonly keySeries: Int32Array;
+  readonly keySeries: SeriesArray;
   /** min rowThr over the key's versions: the key has a visible version iff T >= keyThr[k] */
   readonly keyThr: Float64Array;
   /** over keyThr, keys in physical (series-major) order */

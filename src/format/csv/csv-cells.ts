@@ -1,4 +1,4 @@
-import type { Column, StringDictionary } from '../../store/column.js';
+import type { CodeArray, Column, StringDictionary } from '../../store/column.js';
 import { compileCell, type CellWriter } from '../json/cell-writers.js';
 
 /**
@@ -54,7 +54,7 @@ function unquote(b: Uint8Array, p: number, end: number): number {
   return end - 2;
 }
 
-function stringCell(validity: Uint8Array | null, codes: Int32Array, dict: StringDictionary): { write: CellWriter; maxBytes: number } {
+function stringCell(validity: Uint8Array | null, codes: CodeArray, dict: StringDictionary): { write: CellWriter; maxBytes: number } {
   // Pre-rendered once per distinct value, like the JSON dictionary.
   const fields = dict.values.map((v) => Buffer.from(csvField(v), 'utf8'));
   const maxBytes = fields.reduce((m, f) => Math.max(m, f.length), 0);

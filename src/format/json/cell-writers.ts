@@ -1,4 +1,4 @@
-import type { Column, IntArray, StringDictionary, TimeUnit, Validity } from '../../store/column.js';
+import type { CodeArray, Column, IntArray, StringDictionary, TimeUnit, Validity } from '../../store/column.js';
 import { copyBytes } from '../bytes/byte-writer.js';
 import { putFloat, putFloatAt } from '../bytes/format-float.js';
 import { MAX_NUMBER_BYTES, putInt, putInt64, putInt64Halves, putNull, putUint } from '../bytes/format-number.js';
@@ -115,7 +115,7 @@ function int64Writer(values: BigInt64Array): CellWriter {
   return (b, p, row) => putInt64Halves(b, p, halves[2 * row + 1]!, halves[2 * row]! >>> 0);
 }
 
-function stringWriter(codes: Int32Array, dict: StringDictionary): CompiledCell {
+function stringWriter(codes: CodeArray, dict: StringDictionary): CompiledCell {
   const { bytes: json, offsets, maxBytes } = jsonLiterals(dict);
   const write: CellWriter = (b, p, row) => {
     const code = codes[row]!;
