@@ -4,13 +4,14 @@
  * Arrow) is loaded by `pitcache serve` in its own process, with the allocator setting the
  * image runs with (Dockerfile: MALLOC_MMAP_THRESHOLD_), and its RSS once ready is compared
  * with the Arrow bytes, above the RSS of the same server with no data. The table's own bytes
- * (GET /admin/status) are checked against the same bytes.
+ * (GET /admin/status) are checked against the same bytes, and the typed arrays of the same
+ * generation built on a build thread in this process are counted one by one.
  *
  * The issue's goal is 1.2x. This dataset is the hardest case for it: 67 bytes of Arrow a
- * row, of which nothing is string bytes, against 97 bytes a row of table (its columns, 72
- * bytes, as Arrow's, plus the per-row threshold, the per-key index and the step list of
- * data_age_hours: docs/snapshots.md#memory). So the bound below is the table's own ratio
- * with the allocator's slack; see the README's sizing rule.
+ * row, of which nothing is string bytes. The table holds about 79 (its columns, 55 bytes:
+ * strings in 1 or 2 bytes of code; plus the per-row threshold, the per-key index and the step
+ * lists of the metadata: docs/snapshots.md#memory), 1.18x; the process above an empty one
+ * 1.29-1.32x (the allocator's and the threads' slack on top), so that bound is looser.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -18,6 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_ADMIN_KEY } from '../bench/data/ensure-data.js';
+import { BUILTIN_CATALOG } from '../src/catalog/builtin.js';
+import { floorUsOf } from '../src/catalog/catalog.js';
 import { buildParts, WorkerTableBuilder } from '../src/generations/table-builder.js';
 import { objectPath, parseManifest, partsOf } from '../src/snapshot/manifest.js';
 import { tableArrays } from './support/table-arrays.js';
@@ -61,7 +64,9 @@ describe('resident memory after load', () => {
     const arrowBytes = parts.reduce((n, b) => n + b.byteLength, 0);
     const builder = new WorkerTableBuilder(1);
     try {
-      const table = await buildParts(builder, parts, { parts: refs, filterColumns: [], floorUs: 0 });
+      // The product's vintage floor, as its server loads it (rows observed before it are steps of their own).
+      const floorUs = floorUsOf(BUILTIN_CATALOG.product('wssi_us')!.floor);
+      const table = await buildParts(builder, parts, { parts: refs, filterColumns: [], floorUs });
       const arrays = tableArrays(table);
       let bytes = 0;
       for (const b of arrays.values()) bytes += b;
@@ -78,7 +83,7 @@ describe('resident memory after load', () => {
     }
   }, 300_000);
 
-  it('a 4M-row generation: RSS above an empty server within 1.5x its Arrow bytes, the table within 1.4x', async () => {
+  it('a 4M-row generation: RSS above an empty server within 1.4x its Arrow bytes, the table within 1.2x', async () => {
     const common = ['--keys', data.keys, '--workers', '1', '--row-cache-mb', '0', '--page-cache-mb', '0', '--response-cache-mb', '0'];
     const empty = await startServeProcess(['--source', join(dir, 'empty'), ...common], ALLOCATOR);
     let emptyRss: number;
@@ -95,12 +100,12 @@ describe('resident memory after load', () => {
       };
       const ds = status.datasets.find((d) => d.rows === data.rows);
       expect(ds, JSON.stringify(status).slice(0, 500)).toBeDefined();
-      // The table: its columns as Arrow's, plus the indexes (97 bytes a row over 67).
-      expect(ds!.table_bytes! / data.arrowBytes).toBeLessThan(1.4);
+      // The table: its columns, plus the indexes (79 bytes a row over 67).
+      expect(ds!.table_bytes! / data.arrowBytes).toBeLessThanOrEqual(1.2);
       const ratio = (rss - emptyRss) / data.arrowBytes;
       const report = `RSS ${(rss / 2 ** 20).toFixed(0)} MiB, empty ${(emptyRss / 2 ** 20).toFixed(0)} MiB, Arrow ${(data.arrowBytes / 2 ** 20).toFixed(0)} MiB: ${ratio.toFixed(3)}x above empty, ${(rss / data.arrowBytes).toFixed(3)}x in all`;
       console.log(report, JSON.stringify(ds));
-      expect(ratio, report).toBeLessThan(1.5);
+      expect(ratio, report).toBeLessThan(1.4);
     } finally {
       await loaded.kill();
     }
