@@ -27,19 +27,17 @@
  * Arrow, and the machine needs about 3x that in memory (pitcache and DuckDB run one after the
  * other; the small server stays up beside the large one).
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { BENCH_API_KEY, keysFile } from '../data/ensure-data.js';
-import { noDrainArgs } from '../lib/cli-flags.js';
 import { cliPath } from '../lib/paths.js';
-import { freePort, pinned, readMemory, spawnLogged, waitFor200, type Spawned } from '../lib/proc.js';
-import { serveArgv } from '../lib/server-argv.js';
+import { type Spawned } from '../lib/proc.js';
 import { median } from '../lib/stats.js';
 import { publishRun } from '../publish/publish-run.js';
 import { runWrk } from '../wrk/run-wrk.js';
+import { duckdbLoad, serve, type Served } from './loads.js';
 
 const log = (m: string): void => void process.stderr.write(`[large ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const { values: args } = parseArgs({
@@ -101,45 +99,6 @@ async function generationBytes(source: string): Promise<number> {
   const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { object?: string; parts?: Array<{ bytes: number }> };
   if (manifest.parts !== undefined) return manifest.parts.reduce((s, p) => s + p.bytes, 0);
   return (await stat(join(dir, manifest.object!))).size;
-}
-
-interface Served {
-  readonly server: Spawned;
-  readonly base: string;
-  readonly readyMs: number;
-  readonly rssBytes: number;
-}
-
-async function serve(source: string): Promise<Served> {
-  const port = await freePort();
-  const started = performance.now();
-  const server = spawnLogged(pinned('0', serveArgv(cliPath(), source, port, ['--workers', '1', '--refresh-interval', '0', ...noDrainArgs()])));
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor200(`${base}/readyz`, server, 3_600_000, 200);
-  const readyMs = performance.now() - started;
-  // What stays resident once the build's scratch is gone: a few seconds after ready.
-  await new Promise((r) => setTimeout(r, 3000));
-  return { server, base, readyMs, rssBytes: readMemory(server.pid)?.rss ?? NaN };
-}
-
-/** DuckDB reading the folder into a table, in a process of its own (its peak RSS is its own), on every core. */
-function duckdbLoad(folder: string): Promise<{ ms: number; rssMiB: number; rows: number }> {
-  const script = `
-    import { DuckDBInstance } from '@duckdb/node-api';
-    const db = await DuckDBInstance.create(':memory:');
-    const c = await db.connect();
-    const t0 = performance.now();
-    await c.run("CREATE TABLE t AS SELECT * FROM read_parquet('${join(folder, '*.parquet')}')");
-    const ms = performance.now() - t0;
-    const rows = Number((await c.runAndReadAll('SELECT count(*) FROM t')).getRows()[0][0]);
-    process.stdout.write(JSON.stringify({ ms, rows, rssMiB: process.resourceUsage().maxRSS / 1024 }));`;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(JSON.parse(out) as { ms: number; rssMiB: number; rows: number }) : fail(new Error(`duckdb exit ${code}`))));
-  });
 }
 
 /** `count` random one-series, 30-day-window as_of paths over `days` days of `series` zones. */
@@ -214,7 +173,7 @@ async function main(): Promise<void> {
       if (earlier !== null) log(`${s.name}: published by an earlier run (${recorded})`);
       else await writeFile(recorded, JSON.stringify({ written, parquet, pub, arrow }));
       if (args['publish-only']) continue;
-      const sv = await serve(source);
+      const sv = await serve(cliPath(), source);
       started.push(sv.server);
       served[s.name] = { ...sv, days: Math.floor(s.rows / s.series), series: s.series };
       log(`${s.name}: ready in ${(sv.readyMs / 1000).toFixed(1)} s, RSS ${(sv.rssBytes / MiB).toFixed(0)} MiB`);
@@ -234,7 +193,7 @@ async function main(): Promise<void> {
     }
     if (args['publish-only']) return;
     // The large server again for the queries (its load was timed above, alone).
-    const large = await serve(join(dir, 'large-source'));
+    const large = await serve(cliPath(), join(dir, 'large-source'));
     started.push(large.server);
     const small = served.small!;
     const targets = [
