@@ -1,7 +1,7 @@
 /**
  * AscendingInstants keeps a step list of instants in about 4 bytes a value (high words as
- * runs, low words as Uint32): "the greatest value <= t" must be what a plain search of the
- * values gives, for every t at, around and between the values, across high-word boundaries,
+ * runs, low words as Uint32): "the greatest value <= t", "how many are <= t" and value i
+ * must be what the plain values give, for every t at, around and between the values, across high-word boundaries,
  * before 1970 and at the infinities; a dense list must be packed and a sparse one kept plain.
  */
 import { describe, expect, it } from 'vitest';
@@ -75,7 +75,11 @@ describe('AscendingInstants', () => {
       expect(a.length).toBe(list.length);
       if (c.packed) expect(a.byteSize).toBeLessThan(5 * list.length);
       else expect(a.byteSize).toBe(8 * list.length);
-      for (const t of probes(rng, values)) expect(a.greatestUpTo(t), `t = ${t}`).toBe(greatestUpTo(list, t));
+      for (const t of probes(rng, values)) {
+        expect(a.greatestUpTo(t), `t = ${t}`).toBe(greatestUpTo(list, t));
+        expect(a.countUpTo(t), `t = ${t}`).toBe(list.filter((v) => v <= t).length);
+      }
+      for (let i = 0; i < list.length; i++) if (a.get(i) !== list[i]) expect(a.get(i), `value ${i}`).toBe(list[i]);
       // The same through another thread's view of its arrays.
       const b = AscendingInstants.fromArrays(a.arrays);
       for (const t of probes(rng, values).slice(0, 300)) expect(b.greatestUpTo(t)).toBe(greatestUpTo(list, t));

@@ -15,7 +15,7 @@ export interface AscendingArrays {
 }
 
 /**
- * An ascending list of integer instants (µs) in about 4 bytes each instead of 8: a value is
+ * An ascending list of integer instants (µs; or whole days) in about 4 bytes each instead of 8: a value is
  * hi * 2^32 + lo with lo in a Uint32Array, and the values sharing a high word (a window of
  * 71.6 minutes) form one run, kept once as (hi, first index). A list as dense as a dataset's
  * step list of observed instants (a step every few seconds) has few runs, so it costs half
@@ -81,25 +81,39 @@ export class AscendingInstants {
     return plain.byteLength + lo.byteLength + hi.byteLength + hiStart.byteLength;
   }
 
-  /** The greatest value <= t, or -Infinity when there is none. */
-  greatestUpTo(t: number): number {
+  /** How many values are <= t. */
+  countUpTo(t: number): number {
     const { plain, lo, hi, hiStart } = this.a;
-    if (plain.length > 0) {
-      const j = countUpTo(plain, 0, plain.length, t);
-      return j === 0 ? -Infinity : plain[j - 1]!;
-    }
+    if (plain.length > 0) return countUpTo(plain, 0, plain.length, t);
     const runs = hi.length;
-    if (runs === 0) return -Infinity;
+    if (runs === 0) return 0;
     const h = Math.floor(t / WORD);
     // r: the last run whose high word is <= h.
     const r = countUpTo(hi, 0, runs, h) - 1;
-    if (r < 0) return -Infinity;
-    const start = hiStart[r]!;
-    const end = hiStart[r + 1]!;
-    if (hi[r]! < h) return hi[r]! * WORD + lo[end - 1]!;
-    const j = countUpTo(lo, start, end, t - h * WORD);
-    if (j > start) return h * WORD + lo[j - 1]!;
-    return r === 0 ? -Infinity : hi[r - 1]! * WORD + lo[start - 1]!;
+    if (r < 0) return 0;
+    if (hi[r]! < h) return hiStart[r + 1]!;
+    return countUpTo(lo, hiStart[r]!, hiStart[r + 1]!, t - h * WORD);
+  }
+
+  /** Value i (0 <= i < length). */
+  get(i: number): number {
+    const { plain, lo, hi, hiStart } = this.a;
+    if (plain.length > 0) return plain[i]!;
+    // The run holding i: the last whose first index is <= i.
+    let a = 0;
+    let b = hi.length;
+    while (b - a > 1) {
+      const mid = (a + b) >>> 1;
+      if (hiStart[mid]! <= i) a = mid;
+      else b = mid;
+    }
+    return hi[a]! * WORD + lo[i]!;
+  }
+
+  /** The greatest value <= t, or -Infinity when there is none. */
+  greatestUpTo(t: number): number {
+    const c = this.countUpTo(t);
+    return c === 0 ? -Infinity : this.get(c - 1);
   }
 
   /** Every value, in order (tests). */

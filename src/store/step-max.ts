@@ -19,33 +19,34 @@ const BUCKETS = 1 << 16;
  * observation on: most rows of a dataset, so about one step per row) is kept as its
  * threshold alone, in `same`: the maximum at t is the greater of the last step of either
  * list at or before t (both lists step up, so the last step of all is the last of one of
- * them). That halves the bytes of `maxObservedByThr`, and `same` is packed at about 4 bytes
- * a step (ascending-instants.ts): a quarter of a Float64 pair (docs/snapshots.md#memory).
+ * them). That halves the bytes of `maxObservedByThr`; and each of the three ascending lists
+ * is packed at about 4 bytes a value (ascending-instants.ts), so a step costs 4 bytes, or 8
+ * for a pair (a row observed before the vintage floor): docs/snapshots.md#memory.
  */
 export interface StepArrays {
   /** ascending thresholds at which the maximum steps up to a value other than the threshold */
-  readonly at: Float64Array;
+  readonly at: AscendingArrays;
   /** the maximum from at[i] on (ascending) */
-  readonly value: Float64Array;
+  readonly value: AscendingArrays;
   /** ascending thresholds at which the maximum steps up to the threshold itself */
   readonly same: AscendingArrays;
 }
 
 export class StepMax {
   private constructor(
-    private readonly at: Float64Array,
-    private readonly value: Float64Array,
+    private readonly at: AscendingInstants,
+    private readonly value: AscendingInstants,
     private readonly same: AscendingInstants,
   ) {}
 
   /** Rebuilds from `arrays` (e.g. after a worker thread built it). */
   static fromArrays(arrays: StepArrays): StepMax {
-    return new StepMax(arrays.at, arrays.value, AscendingInstants.fromArrays(arrays.same));
+    return new StepMax(AscendingInstants.fromArrays(arrays.at), AscendingInstants.fromArrays(arrays.value), AscendingInstants.fromArrays(arrays.same));
   }
 
   /** The backing arrays (shared memory), for handing the structure to another thread. */
   get arrays(): StepArrays {
-    return { at: this.at, value: this.value, same: this.same.arrays };
+    return { at: this.at.arrays, value: this.value.arrays, same: this.same.arrays };
   }
 
   /** Every step, both lists merged in threshold order (tests). */
@@ -55,10 +56,12 @@ export class StepMax {
     const same = this.same.toArray();
     let i = 0;
     let j = 0;
-    while (i < this.at.length || j < same.length) {
-      if (j >= same.length || (i < this.at.length && this.at[i]! < same[j]!)) {
-        at.push(this.at[i]!);
-        value.push(this.value[i++]!);
+    const stepAt = this.at.toArray();
+    const stepValue = this.value.toArray();
+    while (i < stepAt.length || j < same.length) {
+      if (j >= same.length || (i < stepAt.length && stepAt[i]! < same[j]!)) {
+        at.push(stepAt[i]!);
+        value.push(stepValue[i++]!);
       } else {
         at.push(same[j]!);
         value.push(same[j++]!);
@@ -76,7 +79,7 @@ export class StepMax {
    */
   static build(thresholds: Float64Array, values: ArrayLike<number>, range = rangeOf(thresholds)): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0), AscendingInstants.of(allocF64(0)));
+    if (n === 0) return new StepMax(AscendingInstants.of(allocF64(0)), AscendingInstants.of(allocF64(0)), AscendingInstants.of(allocF64(0)));
     const { min, max } = range;
     if (n < PRUNE_FROM || max === min) return stepsOf(thresholds, values, null);
     const scale = (BUCKETS - 1) / (max - min);
@@ -116,7 +119,7 @@ export class StepMax {
    */
   static overDays(thresholds: Float64Array, days: Int32Array, minDay: number, span: number): StepMax {
     const n = thresholds.length;
-    if (n === 0) return new StepMax(allocF64(0), allocF64(0), AscendingInstants.of(allocF64(0)));
+    if (n === 0) return new StepMax(AscendingInstants.of(allocF64(0)), AscendingInstants.of(allocF64(0)), AscendingInstants.of(allocF64(0)));
     const first = new Float64Array(span).fill(Infinity);
     for (let i = 0; i < n; i++) {
       const d = days[i]! - minDay;
@@ -147,33 +150,21 @@ export class StepMax {
         value[k] = d + minDay;
       }
     }
-    return new StepMax(at, value, AscendingInstants.of(allocF64(0)));
+    return new StepMax(AscendingInstants.of(at), AscendingInstants.of(value), AscendingInstants.of(allocF64(0)));
   }
 
   /** The greatest value with threshold <= t, or null when there is none. */
   query(t: number): number | null {
-    const i = stepsUpTo(this.at, t);
+    const i = this.at.countUpTo(t);
     const same = this.same.greatestUpTo(t);
     if (i === 0) return same === -Infinity ? null : same;
-    const v = this.value[i - 1]!;
+    const v = this.value.get(i - 1);
     return v > same ? v : same;
   }
 
   get byteSize(): number {
-    return this.at.byteLength + this.value.byteLength + this.same.byteSize;
+    return this.at.byteSize + this.value.byteSize + this.same.byteSize;
   }
-}
-
-/** How many of the ascending `at` are <= t. */
-function stepsUpTo(at: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (at[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The steps of the items `subset` (null = all), walked in threshold order. */
@@ -216,7 +207,7 @@ function stepsOf(thresholds: Float64Array, values: ArrayLike<number>, subset: In
       b[x++] = value[j]!;
     }
   }
-  return StepMax.fromArrays({ at: a, value: b, same: AscendingInstants.of(c).arrays });
+  return StepMax.fromArrays({ at: AscendingInstants.of(a).arrays, value: AscendingInstants.of(b).arrays, same: AscendingInstants.of(c).arrays });
 }
 
 function rangeOf(a: Float64Array): { min: number; max: number } {
