@@ -11,6 +11,10 @@
  *   decision's window only from their own date on;
  * - a version revised days after its first release, while the next key of its series is
  *   first published in between: a decision in that gap still answers the first release;
+ * - range and latest pages: a filter of 20 of the 40 read from the date order through a
+ *   mask, one filter after another; three series whose runs end and begin at different
+ *   dates merged by sweeping dates; `latest` before a date_to whose series' next key is a
+ *   forecast already visible;
  * - vintages in Arrow: `visible_to` is null (not a time) for the version still the answer,
  *   with and without as_of, as in JSON (where a non-finite time is written null anyway).
  */
@@ -18,6 +22,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY, startHarness, type Harness } from './support/harness.js';
 import { DAY_US, dayOf } from './support/random-snapshot.js';
+import { referenceAnswer, type RefParams } from './support/reference-model.js';
 import { referenceVintages, type VintageParams } from './support/reference-vintages.js';
 import { HOUR_US, instant, iso, pageChain, referenceWalk, sameRows, versionDataset, walkPath, type Version, type Walk } from './support/version-dataset.js';
 
@@ -49,11 +54,17 @@ function versionsOf(c: number, d: number): Version[] {
   }
 }
 
+/** S38 ends halfway (its keys stop at day 9), S39 starts there (day 10): runs of different spans side by side. */
+const span = (c: number, d: number): boolean => (c === SERIES - 2 ? d < DAYS / 2 : c === SERIES - 1 ? d >= DAYS / 2 : true);
 const ds = versionDataset(
   'gbsi_eu',
   'system_stress',
   'country',
-  Array.from({ length: SERIES }, (_, c) => Array.from({ length: DAYS }, (_, d) => versionsOf(c, d)).flat()).flat(),
+  Array.from({ length: SERIES }, (_, c) =>
+    Array.from({ length: DAYS }, (_, d) => d)
+      .filter((d) => span(c, d))
+      .flatMap((d) => versionsOf(c, d)),
+  ).flat(),
 );
 const half = Array.from({ length: SERIES / 2 }, (_, i) => name(2 * i + 1)).join(',');
 
@@ -131,5 +142,44 @@ describe("a new server's first pages, and walks a day at a time, against the ref
       nulls += expected.filter((r) => r[2] === null).length;
     }
     expect(nulls).toBeGreaterThan(100);
+  });
+
+  it('range and latest pages: 20 of 40 series through the date order, three of different spans swept, latest before a date_to with a forecast after it', async () => {
+    const page = async (p: RefParams, limit: number): Promise<number> => {
+      const q = Object.entries({ ...p, ...p.filters, filters: undefined }).filter(([, v]) => v !== undefined);
+      const path = `/${ds.productId}/${ds.dataset}?${q.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;
+      const expected = referenceAnswer(ds, p, h.clock.now()).rows;
+      sameRows(`${path} limit ${limit}`, await pageChain(h, path, limit), expected);
+      return expected.length;
+    };
+    const evens = Array.from({ length: SERIES / 2 }, (_, i) => name(2 * i)).join(',');
+    const ends = `${name(0)},${name(SERIES - 2)},${name(SERIES - 1)}`;
+    const asOf = instant((DAY0 + 9) * DAY_US + 8 * HOUR_US);
+    let rows = 0;
+    for (const filters of [{ country: half }, { country: evens }, { country: ends }, { country: `${name(5)},${name(SERIES - 1)}` }]) {
+      for (const p of [
+        { latest: 'false', filters },
+        { latest: 'false', date_from: iso(DAY0 + 3), date_to: iso(DAY0 + 14), filters },
+        { latest: 'false', date_from: iso(DAY0 + 1), as_of: asOf, filters },
+      ] as RefParams[]) {
+        const n = await page(p, 10_000);
+        await page(p, Math.max(1, Math.ceil(n / 7)));
+        rows += n;
+      }
+    }
+    // latest as of day 9's 08:00 up to day 9: a series whose day 9 is not out yet answers day 8,
+    // or earlier, even where day 10 is a forecast visible since day 7.
+    for (const filters of [undefined, { country: half }, { country: ends }]) {
+      for (const p of [
+        { latest: 'true', as_of: asOf, date_to: iso(DAY0 + 9) },
+        { latest: 'true', as_of: asOf },
+        { latest: 'true', date_to: iso(DAY0 + 12) },
+      ] as RefParams[]) {
+        const q = filters === undefined ? p : { ...p, filters };
+        rows += await page(q, 10_000);
+        await page(q, 3);
+      }
+    }
+    expect(rows).toBeGreaterThan(1_500);
   });
 });
