@@ -219,6 +219,10 @@ describe('contract 15: Arrow event columns come back in their type', () => {
     const shared = vectorFromArray(['s0', 's1', 's2'], new Utf8());
     // one type (one dictionary id) for the batches' own dictionaries: a replacement each batch
     const swappedType = new Dictionary(new Utf8(), new Int8());
+    // the same for every index width: 16, 32 (unsigned) and 64 bits (made from its buffers: apache-arrow's builder has no 64-bit indices)
+    const swapped16 = new Dictionary(new Utf8(), new Int16());
+    const swapped32 = new Dictionary(new Utf8(), new Uint32());
+    const swapped64 = new Dictionary(new Utf8(), new Int64() as unknown as Int32);
     const batch = (n: number, first: number, replaced: string[]): RecordBatch => {
       const rows = Array.from({ length: n }, (_, i) => first + i);
       const t = new Table({
@@ -258,6 +262,26 @@ describe('contract 15: Arrow event columns come back in their type', () => {
         swapped: vectorFromArray(
           rows.map((r) => replaced[r % replaced.length]!),
           swappedType,
+        ),
+        swapped16: vectorFromArray(
+          rows.map((r) => `${replaced[r % replaced.length]!}16`),
+          swapped16,
+        ),
+        swapped32: vectorFromArray(
+          rows.map((r) => `${replaced[r % replaced.length]!}32`),
+          swapped32,
+        ),
+        swapped64: makeVector(
+          makeData({
+            type: swapped64,
+            length: n,
+            nullCount: 0,
+            data: BigInt64Array.from(rows, (r) => BigInt(r % replaced.length)) as unknown as Int32Array,
+            dictionary: vectorFromArray(
+              replaced.map((v) => `${v}64`),
+              new Utf8(),
+            ),
+          }),
         ),
       });
       return t.batches[0]!;
