@@ -5,9 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 
-/** Prints the peak RSS (KiB) on stderr when the process exits, whatever the command. */
+/**
+ * Prints the peak RSS (KiB) on stderr when the process exits, whatever the command: VmHWM,
+ * the process's own high-water mark (getrusage's maxRSS carries the parent's over exec).
+ */
 const PRELOAD = `data:text/javascript,${encodeURIComponent(
-  "process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KIB ' + process.resourceUsage().maxRSS + '\\n'));",
+  "import { readFileSync } from 'node:fs'; process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KIB ' + /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1] + '\\n'));",
 )}`;
 
 export interface Run {

@@ -5,57 +5,51 @@ import { fixedWidth, timestampType } from '../snapshot/arrow-types.js';
 import { SERIES_KEY_METADATA } from '../snapshot/arrow-writer.js';
 import type { DecodedColumn } from '../store/decode-arrow.js';
 import { unitScale, type ColumnDef, type DatasetSchema } from './dataset-schema.js';
-import type { IngestedRewrite } from './physical-order.js';
-import { segmentRows, unifyStrings, type Segment, type UnifiedStrings } from './segment-columns.js';
+import type { Restamp } from './series-order.js';
+import type { Collected } from './series-rows.js';
+import type { UnifiedStrings } from './unified-strings.js';
+import type { VersionTable } from './version-table.js';
 
 /**
- * Rows of the segments -> an Arrow IPC file in the dataset's schema, gathered straight from
- * the typed columns: no JS value per cell. The bytes are those snapshot/arrow-writer.ts
- * writes for the same rows (one record batch; nulls as zeros under the validity bits; a
- * dictionary per part in order of first appearance, its id the column's index), so a
- * generation does not depend on which writer produced it.
+ * Rows of the sources -> an Arrow IPC file in the dataset's schema, gathered straight from
+ * the typed columns of their chunks: no JS value per cell. The bytes are those
+ * snapshot/arrow-writer.ts writes for the same rows (one record batch; nulls as zeros under
+ * the validity bits; a dictionary per part in order of first appearance, its id the column's
+ * index), so a generation does not depend on which writer produced it.
  *
- * Output position i holds segment row `from(i)`, an index into the segments' rows one
- * after the other.
+ * Output position i holds collected row `order[i]` (series-rows.ts): row `rowOf[j]` of chunk
+ * `chunkOf[j]`.
  */
 export class PartWriter {
-  private readonly segOf: Uint8Array;
-  private readonly rowOf: Int32Array;
-  private readonly strings: Array<UnifiedStrings | null>;
   /** UTF-8 bytes of each unified string, encoded on first use */
   private readonly encoded: Array<Array<Uint8Array | undefined> | null>;
 
   constructor(
     private readonly schema: DatasetSchema,
-    private readonly segments: readonly Segment[],
-    private readonly ingested: IngestedRewrite | null,
+    private readonly chunks: readonly VersionTable[],
+    /** which source (the index into each UnifiedStrings' remaps) each chunk is of */
+    private readonly chunkSource: Uint8Array,
+    private readonly strings: ReadonlyArray<UnifiedStrings | null>,
   ) {
-    const total = segments.reduce((n, s) => n + segmentRows(s), 0);
-    this.segOf = new Uint8Array(total);
-    this.rowOf = new Int32Array(total);
-    let o = 0;
-    segments.forEach((seg, k) => {
-      const count = segmentRows(seg);
-      this.segOf.fill(k, o, o + count);
-      for (let i = 0; i < count; i++, o++) this.rowOf[o] = seg.rows === null ? i : seg.rows[i]!;
-    });
-    const tables = segments.map((s) => s.table);
-    this.strings = schema.columns.map((d) => (d.type === 'utf8' || d.type === 'dict-utf8' ? unifyStrings(tables, d.name) : null));
     this.encoded = this.strings.map((u) => (u === null ? null : new Array<Uint8Array | undefined>(u.values.length)));
   }
 
-  /** Output rows [start, end) as one Arrow IPC file; `from(i)` is the segment row at output position i. */
-  write(from: (i: number) => number, start: number, end: number): Uint8Array {
-    const n = end - start;
-    const at = new Int32Array(n);
-    for (let i = 0; i < n; i++) at[i] = from(start + i);
+  /** The collected rows, in `c.order`, as one Arrow IPC file; `restamp` rewrites str_ingested_at of the rows it flags. */
+  write(c: Collected, restamp: Restamp | null): Uint8Array {
+    const n = c.rows;
+    const at = c.order;
+    this.chunkOf = c.chunkOf;
+    this.rowOf = c.rowOf;
+    this.restamp = restamp;
     const types: DataType[] = [];
-    const children: Data[] = this.schema.columns.map((def, c) => {
-      const { type, data } = this.column(def, c, at);
+    const children: Data[] = this.schema.columns.map((def, col) => {
+      const { type, data } = this.column(def, col, at);
       types.push(type);
       return data;
     });
-    const fields = this.schema.columns.map((def, c) => new Field(def.name, types[c]!, true));
+    this.chunkOf = this.rowOf = EMPTY;
+    this.restamp = null;
+    const fields = this.schema.columns.map((def, col) => new Field(def.name, types[col]!, true));
     const metadata = new Map<string, string>([[SERIES_KEY_METADATA, JSON.stringify(this.schema.seriesKey)]]);
     for (const [k, v] of this.schema.metadata) metadata.set(k, v);
     const arrowSchema = new Schema(fields, metadata);
@@ -64,26 +58,35 @@ export class PartWriter {
     return new RecordBatchFileWriter().writeAll(table).toUint8Array(true);
   }
 
+  /** of the part being written: chunk and row of each collected row, and the restamped rows */
+  private chunkOf: Int32Array = EMPTY;
+  private rowOf: Int32Array = EMPTY;
+  private restamp: Restamp | null = null;
+
   private cols(c: number): DecodedColumn[] {
-    return this.segments.map((s) => s.table.columns[c]!);
+    return this.chunks.map((ch) => ch.columns[c]!);
   }
 
   private column(def: ColumnDef, c: number, at: Int32Array): { type: DataType; data: Data } {
     const cols = this.cols(c);
     const n = at.length;
     const validity = new Validity(n);
+    // Per chunk, the typed arrays themselves: one array kind per column, so the loops below stay monomorphic.
+    const validities = cols.map((col) => col.validity);
+    const values = cols.map((col) => (col.kind === 'string' ? col.codes : col.values));
     const valid = (k: number, row: number): boolean => {
-      const v = cols[k]!.validity;
+      const v = validities[k]!;
       return v === null || v[row] !== 0;
     };
+    const { chunkOf, rowOf } = this;
     // Fixed-width columns copy their value as stored, a number or (int64) a bigint.
     const fixed = (type: DataType, out: NumberArray): { type: DataType; data: Data } => {
       const dst = out as { [i: number]: number | bigint };
       for (let i = 0; i < n; i++) {
-        const k = this.segOf[at[i]!]!;
-        const row = this.rowOf[at[i]!]!;
+        const k = chunkOf[at[i]!]!;
+        const row = rowOf[at[i]!]!;
         if (!valid(k, row)) validity.setNull(i);
-        else dst[i] = (cols[k] as { values: ArrayLike<number | bigint> }).values[row]!;
+        else dst[i] = (values[k] as ArrayLike<number | bigint>)[row]!;
       }
       return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out } as never) };
     };
@@ -91,46 +94,47 @@ export class PartWriter {
     if (f !== undefined) return fixed(new f[0](), new f[1](n));
     switch (def.type) {
       case 'timestamp':
-        return this.timestamps(def, { cols, at, validity, valid });
+        return this.timestamps(def, { values, at, validity, valid });
       case 'bool': {
         const type = new Bool();
         const out = new Uint8Array(Math.ceil(n / 8));
         for (let i = 0; i < n; i++) {
-          const k = this.segOf[at[i]!]!;
-          const row = this.rowOf[at[i]!]!;
+          const k = chunkOf[at[i]!]!;
+          const row = rowOf[at[i]!]!;
           if (!valid(k, row)) validity.setNull(i);
-          else if ((cols[k] as { values: Uint8Array }).values[row] !== 0) out[i >> 3]! |= 1 << (i & 7);
+          else if ((values[k] as Uint8Array)[row] !== 0) out[i >> 3]! |= 1 << (i & 7);
         }
         return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out }) };
       }
       case 'utf8':
-        return { type: new Utf8(), data: this.utf8(c, { cols, at, validity, valid }) };
+        return { type: new Utf8(), data: this.utf8(c, { values, at, validity, valid }) };
       case 'dict-utf8':
-        return this.dictionary(c, { cols, at, validity, valid });
+        return this.dictionary(c, { values, at, validity, valid });
       default:
         throw new Error(`column ${def.name}: no Arrow writer for type ${def.type}`);
     }
   }
 
   private timestamps(def: ColumnDef, run: ColumnRun): { type: DataType; data: Data } {
-    const { cols, at, validity, valid } = run;
+    const { values, at, validity, valid } = run;
+    const { chunkOf, rowOf } = this;
     const n = at.length;
     const unit = def.unit ?? 'us';
     const type = timestampType(unit);
     const scale = unitScale(unit);
-    const rewrite = def.name === 'str_ingested_at' ? this.ingested : null;
+    const rewrite = def.name === 'str_ingested_at' ? this.restamp : null;
     const out = new BigInt64Array(n);
     const words = new Uint32Array(out.buffer);
     for (let i = 0; i < n; i++) {
       const o = at[i]!;
-      const k = this.segOf[o]!;
-      const row = this.rowOf[o]!;
+      const k = chunkOf[o]!;
+      const row = rowOf[o]!;
       let us: number;
-      if (rewrite !== null && o < rewrite.rows.length && rewrite.rows[o] === 1) us = rewrite.us;
+      if (rewrite !== null && rewrite.rows[o] === 1) us = rewrite.us;
       else if (!valid(k, row)) {
         validity.setNull(i);
         continue;
-      } else us = (cols[k] as { values: Float64Array }).values[row]!;
+      } else us = (values[k] as Float64Array)[row]!;
       const v = us / scale;
       if (LITTLE_ENDIAN) {
         const hi = Math.floor(v / TWO_32);
@@ -141,12 +145,10 @@ export class PartWriter {
     return { type, data: makeData({ type, length: n, nullCount: validity.nullCount, nullBitmap: validity.bitmap(), data: out } as never) };
   }
 
-  private unified(c: number, k: number, code: number): number {
-    return this.strings[c]!.remaps[k]![code]!;
-  }
-
   private utf8(c: number, run: ColumnRun): Data<Utf8> {
-    const { cols, at, validity, valid } = run;
+    const { values: codesOf, at, validity, valid } = run;
+    const { chunkOf, rowOf, chunkSource } = this;
+    const remaps = this.strings[c]!.remaps;
     const n = at.length;
     const values = this.strings[c]!.values;
     const cache = this.encoded[c]!;
@@ -154,13 +156,13 @@ export class PartWriter {
     const offsets = new Int32Array(n + 1);
     let total = 0;
     for (let i = 0; i < n; i++) {
-      const k = this.segOf[at[i]!]!;
-      const row = this.rowOf[at[i]!]!;
+      const k = chunkOf[at[i]!]!;
+      const row = rowOf[at[i]!]!;
       if (!valid(k, row)) {
         validity.setNull(i);
         codes[i] = -1;
       } else {
-        const u = this.unified(c, k, (cols[k] as { codes: Int32Array }).codes[row]!);
+        const u = remaps[chunkSource[k]!]![(codesOf[k] as Int32Array)[row]!]!;
         codes[i] = u;
         total += (cache[u] ??= ENCODER.encode(values[u]!)).length;
       }
@@ -172,20 +174,22 @@ export class PartWriter {
   }
 
   private dictionary(c: number, run: ColumnRun): { type: DataType; data: Data } {
-    const { cols, at, validity, valid } = run;
+    const { values: codesOf, at, validity, valid } = run;
+    const { chunkOf, rowOf, chunkSource } = this;
+    const remaps = this.strings[c]!.remaps;
     const n = at.length;
     const values = this.strings[c]!.values;
     const local = new Int32Array(values.length).fill(-1);
     const words: string[] = [];
     const indices = new Int32Array(n);
     for (let i = 0; i < n; i++) {
-      const k = this.segOf[at[i]!]!;
-      const row = this.rowOf[at[i]!]!;
+      const k = chunkOf[at[i]!]!;
+      const row = rowOf[at[i]!]!;
       if (!valid(k, row)) {
         validity.setNull(i);
         continue;
       }
-      const u = this.unified(c, k, (cols[k] as { codes: Int32Array }).codes[row]!);
+      const u = remaps[chunkSource[k]!]![(codesOf[k] as Int32Array)[row]!]!;
       if (local[u] === -1) local[u] = words.push(values[u]!) - 1;
       indices[i] = local[u]!;
     }
@@ -195,9 +199,10 @@ export class PartWriter {
   }
 }
 
-/** One output column being written: the segments' columns, the output rows' positions, and their validity. */
+/** One output column being written: the chunks' columns, the output rows' positions, and their validity. */
 interface ColumnRun {
-  readonly cols: DecodedColumn[];
+  /** per chunk: its values (strings: codes) */
+  readonly values: ReadonlyArray<ArrayLike<number | bigint>>;
   readonly at: Int32Array;
   readonly validity: Validity;
   valid(k: number, row: number): boolean;
@@ -206,5 +211,6 @@ interface ColumnRun {
 type NumberArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | BigInt64Array;
 
 const ENCODER = new TextEncoder();
+const EMPTY = new Int32Array(0);
 const TWO_32 = 2 ** 32;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

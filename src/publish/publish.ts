@@ -8,14 +8,15 @@ import { readArrowSnapshot } from '../store/decode-arrow.js';
 import { sha256Hex } from '../store/snapshot-to-table.js';
 import { formatIsoMillis } from '../time/instant.js';
 import { arrowBatchInput, conformTable, type BatchInput } from './arrow-input.js';
-import { buildSnapshotParts, DEFAULT_PART_BYTES, type PartSink, type Segment } from './build-snapshot.js';
+import { buildSnapshotParts, DEFAULT_PART_BYTES, type IngestedRewrite, type PartSink, type Source } from './build-snapshot.js';
+import type { ChunkedTable } from './chunked-table.js';
+import { dropped } from './collect-garbage.js';
 import { commitGeneration, type PartDigest } from './commit-generation.js';
 import { csvBatchInput, csvFileText, csvStringText } from './csv-batches.js';
 import { makeSchema, readArrowSchema, type DatasetSchema } from './dataset-schema.js';
 import { parquetBatchInput } from './parquet-input.js';
-import type { IngestedRewrite } from './physical-order.js';
 import { planVersions } from './plan-versions.js';
-import { TableAccumulator } from './table-accumulator.js';
+import { emptyTable, TableAccumulator } from './table-accumulator.js';
 import type { VersionTable } from './version-table.js';
 
 /**
@@ -33,8 +34,9 @@ import type { VersionTable } from './version-table.js';
  *
  * Memory (contract 14): the stored generation's columns, the input's columns and one batch
  * per input being read, then one part of output at a time: inputs and stored parts are read a
- * batch or a part at a time into typed columns (table-accumulator.ts), versions are planned
- * on those (plan-versions.ts), and parts are made from them one at a time, twice (below).
+ * batch or a part at a time into typed columns kept as read (table-accumulator.ts), versions
+ * are planned a range of series at a time (plan-versions.ts), and parts are gathered, ordered
+ * and written one at a time, twice (below; docs/decisions.md#publish-in-bounded-memory).
  */
 export type PublishInput = (
   | { readonly format: 'arrow'; readonly bytes: Uint8Array }
@@ -115,46 +117,46 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
     }
   }
 
-  let segments: Segment[];
+  let sources: Source[];
   let rewrites: IngestedRewrite | null = null;
   let counts = { added: 0, newKeys: 0, rewritten: 0, shadowed: 0 };
   if (req.replace) {
-    segments = [{ table: input, rows: null }];
+    sources = [{ table: input, picked: null }];
   } else {
     const plan = planVersions(current, input, { rebuild: req.rebuild, publishedAtUs: req.publishedAtUs });
-    if (plan.appended.length === 0 && plan.rewritten === 0 && stored !== null) {
+    if (plan.appendedCount === 0 && plan.rewritten === 0 && stored !== null) {
       return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
     }
-    segments =
+    sources =
       current === null
-        ? [{ table: input, rows: plan.appended }]
+        ? [{ table: input, picked: plan.appended }]
         : [
-            { table: current, rows: null },
-            { table: input, rows: plan.appended },
+            { table: current, picked: null },
+            { table: input, picked: plan.appended },
           ];
     rewrites = plan.ingestedRewrites;
-    counts = { added: plan.appended.length, newKeys: plan.newKeys, rewritten: plan.rewritten, shadowed: plan.shadowed };
+    counts = { added: plan.appendedCount, newKeys: plan.newKeys, rewritten: plan.rewritten, shadowed: plan.shadowed };
   }
 
   // The output is made once to learn its objects' digests (the manifest names them, and a
   // publish equal to the stored generation writes nothing), then again as it is written. A
-  // generation of one part keeps it from the first time.
-  const build = (sink: PartSink): Promise<void> => buildSnapshotParts(schema, segments, rewrites, req.partBytes ?? DEFAULT_PART_BYTES, sink);
+  // generation of one part keeps it from the first time; of more, no part is kept.
+  const build = (sink: PartSink): Promise<void> => buildSnapshotParts(schema, sources, rewrites, req.partBytes ?? DEFAULT_PART_BYTES, sink);
   const digests: PartDigest[] = [];
-  let only: Uint8Array | null = null;
-  await build(async (bytes, rows) => {
+  let kept: Uint8Array | null = null;
+  await build(async (bytes, rows, last) => {
     // What the server will do with it, before anyone can see it.
     const held = readArrowSnapshot(bytes).rows;
     if (held !== rows) throw new Error(`a written part holds ${held} rows, ${rows} were meant`);
     digests.push({ sha256: sha256Hex(bytes), rows, bytes: bytes.byteLength });
-    only = digests.length === 1 ? bytes : null;
+    if (last && digests.length === 1) kept = bytes;
   });
   if (stored !== null && sameObjects(digests, partsOf(stored.manifest))) {
     return { status: 'unchanged', generation: stored.manifest.generation, rows: stored.manifest.rows };
   }
-  const kept: Uint8Array | null = only;
+  const only: Uint8Array | null = kept;
   const remake = async (put: (bytes: Uint8Array) => Promise<void>): Promise<void> => {
-    if (kept !== null) await put(kept);
+    if (only !== null) await put(only);
     else await build((bytes) => put(bytes));
   };
   const committed = await commitGeneration(req.source, {
@@ -180,7 +182,7 @@ export async function publish(req: PublishRequest): Promise<PublishResult> {
  * The stored generation, part by part: each read, checked against its sha256 and the first
  * part's schema (contract 14), decoded and dropped before the next is read.
  */
-async function readStored(source: SnapshotSource, ref: { productId: string; dataset: string }, manifest: Manifest): Promise<VersionTable> {
+async function readStored(source: SnapshotSource, ref: { productId: string; dataset: string }, manifest: Manifest): Promise<ChunkedTable> {
   let acc: TableAccumulator | null = null;
   let schemaText = '';
   let first = '';
@@ -208,6 +210,7 @@ async function readStored(source: SnapshotSource, ref: { productId: string; data
           .join(', ')} is refused: ${(e as Error).message}`,
       );
     }
+    dropped(bytes.byteLength);
     bytes = null;
   }
   return acc!.finish();
@@ -217,7 +220,7 @@ async function readStored(source: SnapshotSource, ref: { productId: string; data
  * Every input file -> one table in the dataset's schema (the current generation's, else the
  * first file's), files one after the other in the order given, each read a batch at a time.
  */
-async function readInputs(req: PublishRequest, current: VersionTable | null): Promise<VersionTable> {
+async function readInputs(req: PublishRequest, current: ChunkedTable | null): Promise<ChunkedTable> {
   const inputs: readonly PublishInput[] = Array.isArray(req.input) ? req.input : [req.input as PublishInput];
   if (inputs.length === 0) throw new Error('the input folder holds no .arrow, .csv or .parquet file');
   let acc: TableAccumulator | null = current === null ? null : new TableAccumulator(current.schema);
@@ -233,7 +236,7 @@ async function readInputs(req: PublishRequest, current: VersionTable | null): Pr
         continue;
       }
       // The schema is conformed before any batch: an input of no rows is checked too.
-      conformTable(new TableAccumulator(opened.schema).finish(), target, what);
+      conformTable(emptyTable(opened.schema), target, what);
       const batches = opened.batches();
       for (;;) {
         let next: IteratorResult<VersionTable>;

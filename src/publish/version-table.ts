@@ -18,6 +18,13 @@ export interface VersionTable {
 /** Columns that describe the write, not the value: a recomputation may change them freely (PIT-2, PIT-3). */
 export const STAMP_COLUMNS: ReadonlySet<string> = new Set(['str_observed_at', 'str_ingested_at']);
 
+/** Where column `name` is in the schema's columns (and so in every table's of it). */
+export function columnIndex(schema: DatasetSchema, name: string): number {
+  const i = schema.columns.findIndex((c) => c.name === name);
+  if (i < 0) throw new Error(`column "${name}" is missing`);
+  return i;
+}
+
 export function columnOf(table: VersionTable, name: string): DecodedColumn {
   const i = table.schema.columns.findIndex((c) => c.name === name);
   const col = table.columns[i];
