@@ -178,6 +178,41 @@ describe('deploy/kubernetes', () => {
     expect(built.find((o) => o.kind === 'ServiceAccount')!.metadata.annotations['eks.amazonaws.com/role-arn']).toMatch(/^arn:aws:iam::/);
   });
 
+  it("memory requests and limits are the README's sizing rule for the data each names", async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const factor = Number(/estimate \*\*([\d.]+) bytes of memory per byte of Arrow\*\*/.exec(readme)![1]);
+    const processMiB = Number(/- \*\*request\*\* = the sum of `bytes` \+[^;]*\+ (\d+) MiB;/.exec(readme)![1]);
+    const mib = (q: string): number => {
+      const m = /^(\d+(?:\.\d+)?)(Mi|Gi)$/.exec(q)!;
+      return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+    };
+    for (const [dir, file] of [
+      ['base', 'base/deployment.yaml'],
+      ['overlays/example', 'overlays/example/deployment-patch.yaml'],
+    ] as const) {
+      const text = await readFile(join(K, file), 'utf8');
+      const named = /([\d.]+) GiB of Arrow, (?:the largest|no dataset over) ([\d.]+) GiB/.exec(text);
+      expect(named, `${file} names the data it is sized for`).not.toBeNull();
+      const [live, largest] = [Number(named![1]) * 1024 * factor, Number(named![2]) * 1024 * factor];
+      const c = (await build(join(K, dir))).find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0];
+      const env = Object.fromEntries((c.env as Obj[]).map((e) => [e.name, e.value]));
+      const config = parseServeConfig([], env);
+      if (!config.ok) throw new Error(config.message);
+      const caches = (config.config.responseCacheBytes + config.config.rowCacheBytes + config.config.pageCacheBytes) / 2 ** 20;
+      expect(env.PITCACHE_RETAIN_MEMORY, 'the default retention (25% of live, never below the largest)').toBeUndefined();
+      const request = live + caches + processMiB;
+      const limit = request + largest + Math.max(0.25 * live, largest);
+      // At least the rule, and no more than 10% above it.
+      for (const [what, got, want] of [
+        ['request', mib(c.resources.requests.memory), request],
+        ['limit', mib(c.resources.limits.memory), limit],
+      ] as const) {
+        expect(got, `${file} ${what}`).toBeGreaterThanOrEqual(want);
+        expect(got, `${file} ${what}`).toBeLessThanOrEqual(want * 1.1);
+      }
+    }
+  });
+
   it('every file of the overlays and the base is used', async () => {
     for (const dir of ['base', 'overlays/example']) {
       const k = await load(join(K, dir, 'kustomization.yaml'));

@@ -12,6 +12,28 @@ describe('README tells the truth', () => {
     expect(readme).toContain(optionsMarkdownTable(serveOptionRows()).trim());
   });
 
+  it('its worked sizing example is its sizing rule, term by term', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const factor = Number(/estimate \*\*([\d.]+) bytes of memory per byte of Arrow\*\*/.exec(readme)![1]);
+    const row = (term: string): number =>
+      Number(new RegExp(`^\\| (?:\\*\\*)?${term}(?:\\*\\*)? \\|.*\\| (?:\\*\\*)?([\\d.]+) GiB(?:\\*\\*)? \\|$`, 'm').exec(readme)![1]);
+    const example = /A worked example: ([\d.]+) GiB of Arrow\*\*, the largest dataset ([\d.]+) GiB/.exec(readme)!;
+    const [total, largest] = [Number(example[1]), Number(example[2])];
+    const caches = (256 + 256 + 32) / 1024;
+    const live = factor * total;
+    const refresh = factor * largest;
+    const retention = Math.max(0.25 * live, refresh);
+    const request = live + caches + 0.1;
+    const near = (got: number, want: number, what: string): void =>
+      expect(Math.abs(got - want), `${what}: ${got} GiB, the rule gives ${want}`).toBeLessThan(0.051);
+    near(row('live generations'), live, 'live');
+    near(row('caches'), caches, 'caches');
+    near(row('request'), request, 'request');
+    near(row('refresh'), refresh, 'refresh');
+    near(row('retention'), retention, 'retention');
+    near(row('limit'), request + refresh + retention, 'limit');
+  });
+
   it('names the demo keys that the demo really accepts', async () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     for (const key of [DEMO_KEY, DEMO_EU_KEY, DEMO_ADMIN_KEY]) expect(readme).toContain(key);
