@@ -183,6 +183,13 @@ describe('CsvLayout: dates and timestamps written one byte early over the byte b
     expect(write(new CsvLayout(columns), columns, [0, 1, 2])).toBe(expected);
   });
 
+  it('a NaN or infinite instant (JSON null) is an empty field, the comma before it kept', () => {
+    const d: Date32Column = { kind: 'date32', name: 'd', validity: null, values: Int32Array.of(20_000, 20_001, 20_002) };
+    const t: TimestampColumn = { kind: 'timestamp', name: 't', unit: 'us', validity: null, values: Float64Array.of(NaN, Infinity, 1_000_000) };
+    const cols: OutputColumn[] = [d, t].map((column): OutputColumn => ({ column, at: 'row' }));
+    expect(write(new CsvLayout(cols), cols, [0, 1, 2])).toBe('d,t\n2024-10-04,\n2024-10-05,\n2024-10-06,1970-01-01T00:00:01.000000Z\n');
+  });
+
   it('a record at the very start of the output (no byte before its first cell)', () => {
     const out = new ByteWriter(16);
     new CsvLayout(columns).writeRecords(out, { columns, rows: Int32Array.of(0, 1, 2), count: 3, seriesKey: [] });

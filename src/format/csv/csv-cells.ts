@@ -27,7 +27,7 @@ export function compileCsvCell(column: Column): { write: CellWriter; maxBytes: n
   const json = compileCell(column);
   const write: CellWriter = (b, p, row) => unquote(b, p, json.write(b, p, row));
   if (column.kind !== 'date32' && column.kind !== 'timestamp') return { write, maxBytes: json.maxBytes };
-  // Dates and timestamps are always quoted in JSON: written one byte early, over the byte
+  // Dates and timestamps are always quoted in JSON, or `null`: written one byte early, over the byte
   // before the cell (kept and put back), their text starts where the cell does and needs
   // no shift; the closing quote is past the cell's end, where the next byte goes.
   const early: CellWriter = (b, p, row) => {
@@ -36,12 +36,8 @@ export function compileCsvCell(column: Column): { write: CellWriter; maxBytes: n
     const end = json.write(b, p - 1, row);
     const first = b[p - 1]!;
     b[p - 1] = before;
-    if (first === QUOTE) return end - 1;
-    if (first === N) return p;
-    // anything else (unquoted): moved one byte on, to where the cell starts
-    for (let i = end - 1; i >= p; i--) b[i + 1] = b[i]!;
-    b[p] = first;
-    return end + 1;
+    // else `null` (a null, a NaN, an instant out of range: format-time.ts): an empty field
+    return first === QUOTE ? end - 1 : p;
   };
   return { write: early, maxBytes: json.maxBytes };
 }
