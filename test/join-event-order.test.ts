@@ -84,6 +84,15 @@ describe('events ordered by (series, at)', () => {
     }
   });
 
+  it('a few events spanning more than 2^53 µs: instants a µs apart stay in order (their differences from the earliest are not exact in a double)', () => {
+    // 37 and 38 µs after the epoch both lie 62135596800000040 µs after 0001-01-01 once rounded to a double
+    check({ seriesOf: Int32Array.of(0, 0, 0), atUs: Float64Array.of(38, FIRST_US, 37), seriesCount: 1 });
+    check({ seriesOf: Int32Array.of(0, 0, 0, 0), atUs: Float64Array.of(LAST_US, FIRST_US + 1, FIRST_US, LAST_US - 60), seriesCount: 1 });
+    // just under 2^53 the packed words still sort exactly
+    const base = 1_700_000_000_000_000;
+    check({ seriesOf: Int32Array.of(0, 0, 0), atUs: Float64Array.of(base + 2 ** 53 - 1, base, base + 2 ** 53 - 2), seriesCount: 1 });
+  });
+
   it('one series of many events, over a year and over millennia', () => {
     const n = 3000; // 12 bits of place: a year's instants fit the packed words, millennia do not
     let x = 7;

@@ -22,7 +22,9 @@ const HI = 1 - LO;
  * (at - the series' earliest at) * 2^b + its place in the series (b bits: 2^b >= m), and
  * sorts the words (BigUint64Array.sort): ties on `at` fall in the order given. When the
  * series' span of instants times 2^b does not fit 64 bits (a series spanning centuries, or
- * a dataset of one series with events over years), that series is sorted with a comparator.
+ * a dataset of one series with events over years), or the span reaches 2^53 µs (about 285
+ * years, where a difference of two instants is no longer exact in a double), that series is
+ * sorted with a comparator.
  */
 export function sortBySeriesThenTime(seriesOf: Int32Array, atUs: Float64Array, seriesCount: number): EventOrder {
   const n = seriesOf.length;
@@ -80,8 +82,10 @@ function packedSort(
   }
   const bits = 32 - Math.clz32(e - a - 1);
   const scale = 2 ** bits;
-  // (max - min) * 2^bits + (2^bits - 1) < 2^64: an exact test (both sides are whole powers of two apart)
-  if (max - min >= 2 ** (64 - bits)) return false;
+  // (max - min) * 2^bits + (2^bits - 1) < 2^64: an exact test (both sides are whole powers of two apart).
+  // And under 2^53: each at - min below is then exact in a double; beyond, two instants a few
+  // µs apart can round to the same difference and fall in the order given, not by `at`.
+  if (max - min >= Math.min(2 ** 53, 2 ** (64 - bits))) return false;
   for (let p = a; p < e; p++) {
     const d = groupedAt[p]! - min;
     const dLo = d % TWO_32;
